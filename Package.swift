@@ -1,0 +1,104 @@
+// swift-tools-version: 6.1
+//
+// Amble: open smart-band software. The target graph is the architecture; see
+// README.md ("Code map") for what may import what.
+
+import PackageDescription
+
+let package = Package(
+    name: "Amble",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "ambled", targets: ["ambled"]),
+        .executable(name: "amble", targets: ["amble"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+    ],
+    targets: [
+        // MARK: System libraries (Debian 12: libgpiod-dev 1.6, libi2c-dev)
+        .systemLibrary(
+            name: "CGPIOD",
+            pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ),
+        .systemLibrary(
+            name: "CI2C",
+            providers: [.apt(["libi2c-dev"])]
+        ),
+
+        // MARK: Hardware, at the edge
+        /// Protocols only: I2C bus, GPIO lines, byte streams (serial, TCP), clocks, errors.
+        .target(name: "AmbleHardware"),
+        /// The only target that imports Glibc and C libraries: /dev/i2c-N, libgpiod, termios, sockets.
+        .target(name: "AmbleLinux", dependencies: ["AmbleHardware", "CGPIOD", "CI2C"]),
+        /// Chip drivers that speak registers through `I2CBus`, plus motor and buttons over GPIO.
+        .target(name: "AmbleDrivers", dependencies: ["AmbleHardware"]),
+        /// Register-level emulators of the chips, an emulated I2C bus and simulated GPIO lines.
+        .target(name: "AmbleEmulators", dependencies: ["AmbleHardware"]),
+
+        // MARK: Pure logic
+        /// Recording formats (CSV) read as streams, with line-numbered errors.
+        .target(name: "AmbleRecordings"),
+        /// Streaming signal processing: steps, cadence, heart rate. No I/O, no clock reads.
+        .target(name: "AmbleSignal", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
+        /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
+        .target(name: "AmbleStateMachines"),
+        /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
+        .target(name: "AmbleSimulation", dependencies: ["AmbleEmulators", "AmbleRecordings"]),
+        /// Session values shared by both stores and the sync protocol.
+        .target(name: "AmbleModel"),
+
+        // MARK: Storage and sync
+        .target(name: "AmbleBandStore", dependencies: [
+            "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "AmbleCompanionStore", dependencies: [
+            "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        /// Framing and messages of the band <-> companion link, over any `ByteStream`.
+        .target(name: "AmbleSync", dependencies: ["AmbleModel", "AmbleHardware"]),
+
+        // MARK: Composition
+        /// Board files (`boards/*.toml`) parsed into a checked `BoardConfiguration`.
+        .target(name: "AmbleBoard", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        /// The band: builds itself from a board file and runs the sampling loop.
+        .target(name: "AmbleBand", dependencies: [
+            "AmbleHardware", "AmbleLinux", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
+            "AmbleSignal", "AmbleStateMachines", "AmbleModel", "AmbleBandStore", "AmbleSync",
+            "AmbleBoard", .product(name: "Logging", package: "swift-log"),
+        ]),
+        /// The companion's commands (`amble ...`).
+        .target(name: "AmbleCLI", dependencies: [
+            "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore",
+            "AmbleSignal", "AmbleRecordings",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "ambled", dependencies: [
+            "AmbleBand", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "amble", dependencies: ["AmbleCLI"]),
+
+        // MARK: Tests
+        .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines"]),
+        .testTarget(name: "AmbleSignalTests", dependencies: [
+            "AmbleSignal", "AmbleSimulation", "AmbleRecordings",
+        ]),
+        .testTarget(name: "AmbleDriversTests", dependencies: [
+            "AmbleDrivers", "AmbleEmulators", "AmbleHardware", "AmbleSimulation",
+        ]),
+        .testTarget(name: "AmbleStoreTests", dependencies: [
+            "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+        ]),
+        .testTarget(name: "AmbleSyncTests", dependencies: [
+            "AmbleSync", "AmbleLinux", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+        ]),
+        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard"]),
+        .testTarget(name: "AmbleBandTests", dependencies: ["AmbleBand", "AmbleCLI"]),
+        .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleHardware"]),
+    ]
+)

@@ -1,0 +1,77 @@
+import AmbleRecordings
+import AmbleSignal
+import ArgumentParser
+
+/// `amble analyze`: runs the band's own streaming code on a recorded file.
+struct AnalyzeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze",
+        abstract: "Run the band's step counter or heart-rate estimator on a recording.",
+        subcommands: [AnalyzeStepsCommand.self, AnalyzeHeartRateCommand.self]
+    )
+}
+
+struct AnalyzeStepsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "steps",
+        abstract: "Count steps in an accelerometer recording (CSV time_s,x_g,y_g,z_g).",
+        discussion: "Magnitude-only recordings hold |a| in x_g and 0 in y_g and z_g."
+    )
+
+    @Argument(help: "The recording (CSV with header time_s,x_g,y_g,z_g; acceleration in g).")
+    var file: String
+
+    @Flag(help: "Print one JSON object: steps, duration_s, mean_cadence_spm.")
+    var json = false
+
+    func run() throws {
+        let result = try StepAnalysis.run(recording: AccelerationRecording(path: file))
+        if json {
+            print(result.json)
+        } else {
+            print(result.summary(file: file))
+        }
+    }
+}
+
+struct AnalyzeHeartRateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hr",
+        abstract: "Estimate heart rate from a PPG recording (CSV time_s,ppg1[,ppg2[,ppg3]],x_g,y_g,z_g).",
+        discussion: """
+        Each estimate is made only from samples before its time, as on the band. With --csv \
+        the first row is at the window length, then one row every step; bpm is empty where \
+        the signal gives no trustworthy value.
+        """
+    )
+
+    @Argument(help: "The recording (CSV with header time_s,ppg1[,ppg2[,ppg3]],x_g,y_g,z_g).")
+    var file: String
+
+    @Flag(help: "Print CSV time_s,bpm.")
+    var csv = false
+
+    @Option(help: "Window length in seconds: the time of the first estimate.")
+    var window: Double = 8
+
+    @Option(help: "Seconds between estimates.")
+    var step: Double = 2
+
+    func validate() throws {
+        guard window >= 2, window <= 60 else { throw ValidationError("--window must be between 2 and 60 seconds") }
+        guard step > 0, step <= 60 else { throw ValidationError("--step must be between 0 and 60 seconds") }
+    }
+
+    func run() throws {
+        let rows = try HeartRateAnalysis.run(recording: PPGRecording(path: file), windowSeconds: window, stepSeconds: step)
+        if csv {
+            var out = "time_s,bpm\n"
+            for row in rows.rows {
+                out += formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatBPM($0.bpm) } ?? "") + "\n"
+            }
+            print(out, terminator: "")
+        } else {
+            print(rows.summary(file: file))
+        }
+    }
+}

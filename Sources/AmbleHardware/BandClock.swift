@@ -1,0 +1,35 @@
+/// Where the band gets time. Everything pure takes `now` as an argument; only the band's
+/// loop and the chip emulators read a clock.
+public protocol BandClock: AnyObject {
+    /// Monotonic seconds since an arbitrary origin.
+    var nowSeconds: Double { get }
+    /// Seconds since 1970-01-01T00:00:00Z, consistent with `nowSeconds` (for session times).
+    var unixSeconds: Double { get }
+    /// Real seconds to wait for `seconds` of this clock's time to pass (`seconds / speed`).
+    func realSeconds(forBandSeconds seconds: Double) -> Double
+}
+
+/// A clock that moves only when told to: tests and as-fast-as-possible simulation.
+public final class ManualClock: BandClock {
+    public private(set) var nowSeconds: Double
+    public let unixOriginSeconds: Double
+
+    public init(startSeconds: Double = 0, unixOriginSeconds: Double = 1_767_225_600) {
+        self.nowSeconds = startSeconds
+        self.unixOriginSeconds = unixOriginSeconds
+    }
+
+    public var unixSeconds: Double { unixOriginSeconds + nowSeconds }
+
+    public func advance(bySeconds seconds: Double) {
+        precondition(seconds >= 0, "time only moves forward")
+        nowSeconds += seconds
+    }
+
+    public func set(seconds: Double) {
+        precondition(seconds >= nowSeconds, "time only moves forward")
+        nowSeconds = seconds
+    }
+
+    public func realSeconds(forBandSeconds seconds: Double) -> Double { 0 }
+}

@@ -1,0 +1,41 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads a text file line by line in constant memory, counting lines from 1.
+/// Accepts LF and CRLF endings.
+public struct LineReader: IteratorProtocol, Sequence {
+    public let path: String
+    private var data: Data
+    private var position: Int = 0
+    public private(set) var lineNumber = 0
+
+    public init(path: String) throws(RecordingError) {
+        self.path = path
+        do {
+            // Recordings are at most tens of megabytes: mapping them keeps memory flat.
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw RecordingError(file: path, line: nil, message: "cannot read the file; check that it exists and is readable")
+        }
+    }
+
+    /// Reads from text already in memory (tests, stdin).
+    public init(text: String, name: String) {
+        path = name
+        data = Data(text.utf8)
+    }
+
+    public mutating func next() -> Substring? {
+        guard position < data.count else { return nil }
+        let newline = data[position...].firstIndex(of: UInt8(ascii: "\n")) ?? data.count
+        var end = newline
+        if end > position && data[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let line = String(decoding: data[position..<end], as: UTF8.self)
+        position = newline + 1
+        lineNumber += 1
+        return Substring(line)
+    }
+}

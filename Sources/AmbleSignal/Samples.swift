@@ -1,0 +1,36 @@
+/// One accelerometer sample: monotonic time in seconds and acceleration in g.
+/// A magnitude-only sensor gives |a| in `xG` and sets `isMagnitudeOnly`.
+public struct AccelerationSample: Equatable, Sendable {
+    public var timeSeconds: Double
+    public var xG: Double
+    public var yG: Double
+    public var zG: Double
+    public var isMagnitudeOnly: Bool
+
+    public init(timeSeconds: Double, xG: Double, yG: Double, zG: Double, isMagnitudeOnly: Bool = false) {
+        self.timeSeconds = timeSeconds
+        self.xG = xG
+        self.yG = yG
+        self.zG = zG
+        self.isMagnitudeOnly = isMagnitudeOnly
+    }
+
+    /// |a| in g.
+    public var magnitudeG: Double {
+        isMagnitudeOnly ? xG : (xG * xG + yG * yG + zG * zG).squareRoot()
+    }
+}
+
+/// One PPG sample: 1 to 3 optical channels in arbitrary units (any sign and DC offset), with
+/// the acceleration at the same instant when there is one.
+public struct PPGSample: Equatable, Sendable {
+    public var timeSeconds: Double
+    public var channels: [Double]
+    public var acceleration: AccelerationSample?
+
+    public init(timeSeconds: Double, channels: [Double], acceleration: AccelerationSample? = nil) {
+        self.timeSeconds = timeSeconds
+        self.channels = channels
+        self.acceleration = acceleration
+    }
+}

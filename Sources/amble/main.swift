@@ -1,0 +1,3 @@
+import AmbleCLI
+
+AmbleCommand.main()
