@@ -49,7 +49,9 @@ let package = Package(
         /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
         .target(name: "AmbleStateMachines"),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
-        .target(name: "AmbleSimulation", dependencies: ["AmbleEmulators", "AmbleRecordings"]),
+        .target(name: "AmbleSimulation", dependencies: [
+            "AmbleEmulators", "AmbleRecordings", .product(name: "RealModule", package: "swift-numerics"),
+        ]),
         /// Session values shared by both stores and the sync protocol.
         .target(name: "AmbleModel"),
 
