@@ -47,7 +47,7 @@ let package = Package(
         /// Streaming signal processing: steps, cadence, heart rate. No I/O, no clock reads.
         .target(name: "AmbleSignal", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
-        .target(name: "AmbleStateMachines"),
+        .target(name: "AmbleStateMachines", dependencies: ["AmbleModel"]),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
         .target(name: "AmbleSimulation", dependencies: [
             "AmbleEmulators", "AmbleRecordings", .product(name: "RealModule", package: "swift-numerics"),
@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(name: "amble", dependencies: ["AmbleCLI"]),
 
         // MARK: Tests
-        .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines"]),
+        .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines", "AmbleModel"]),
         .testTarget(name: "AmbleSignalTests", dependencies: [
             "AmbleSignal", "AmbleSimulation", "AmbleRecordings",
         ]),
