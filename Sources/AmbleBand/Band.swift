@@ -25,14 +25,14 @@ public final class Band {
     let clock: any BandClock
     let console: Console
     let logger: Logger
-    let store: BandStore
-    let identity: BandIdentity
+    public let store: BandStore
+    public let identity: BandIdentity
     let accelerometer: SensorChannel<AccelerometerBatch>
     let heartRateSensor: SensorChannel<OpticalBatch>?
     let motor: VibrationMotor
     var buttons: [ButtonInput]
     var practice: PracticeMachine
-    let simulation: SimulatedBoard?
+    public let simulation: SimulatedBoard?
     let sync: SyncService?
     let signals: SignalWatcher?
     let keyboard: RawKeyboard?
@@ -101,7 +101,7 @@ public final class Band {
     /// Runs until SIGTERM/SIGINT (or the script's end with `exitAfterScript`); the session under
     /// way is closed and stored first. Returns the exit status.
     public func run() -> Int32 {
-        perform(practice.start(), now: clock.nowSeconds)
+        startIfNeeded()
         while !stopRequested {
             tick()
             sleepUntilSomethingIsDue()
@@ -109,6 +109,30 @@ public final class Band {
         shutDown()
         return 0
     }
+
+    /// Runs on a clock that moves only when told: ticks every `tickSeconds` of band time for
+    /// `seconds`, without sleeping (tests, and simulations as fast as the machine goes).
+    /// Returns early when stopped; call `shutDown()` to close the session under way.
+    public func run(advancing clock: ManualClock, forBandSeconds seconds: Double, tickSeconds: Double = 0.01) {
+        precondition(clock === self.clock, "the band must have been built on this clock")
+        startIfNeeded()
+        let end = clock.nowSeconds + seconds
+        while !stopRequested && clock.nowSeconds < end {
+            tick()
+            clock.advance(bySeconds: tickSeconds)
+        }
+    }
+
+    private var started = false
+
+    private func startIfNeeded() {
+        guard !started else { return }
+        started = true
+        perform(practice.start(), now: clock.nowSeconds)
+    }
+
+    /// Whether the band was asked to stop (signal, `q`, or the script's end).
+    public var isStopped: Bool { stopRequested }
 
     /// One time round the loop, at the clock's current time.
     func tick() {
@@ -313,7 +337,8 @@ public final class Band {
         _ = waitForReadable(descriptors, timeoutSeconds: min(realWait, 0.5))
     }
 
-    func shutDown() {
+    /// Closes the session under way, stores it, stops the motor and the sync link.
+    public func shutDown() {
         perform(practice.finish(unixSeconds: clock.unixSeconds), now: clock.nowSeconds)
         try? motor.set(running: false)
         sync?.close()

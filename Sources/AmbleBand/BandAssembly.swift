@@ -30,6 +30,8 @@ public struct BandOptions: Sendable {
     public var exitAfterScript = false
     /// Read buttons from the keyboard (simulated board on a terminal).
     public var keyboard = true
+    /// Stop cleanly on SIGTERM and SIGINT (off in tests that build several bands).
+    public var watchSignals = true
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory
@@ -51,7 +53,9 @@ public struct BandStartError: Error, CustomStringConvertible {
 
 /// The composition root: builds a band from its board file. Nothing else creates hardware.
 public enum BandAssembly {
-    public static func build(board: BoardConfiguration, options: BandOptions, console: Console, logger: Logger) throws -> Band {
+    /// Builds the band `board` describes. `clock` replaces the system clock on the simulated
+    /// board (a `ManualClock` for tests).
+    public static func build(board: BoardConfiguration, options: BandOptions, console: Console, logger: Logger, clock: (any BandClock)? = nil) throws -> Band {
         if board.platform == .linux && options.speed != 1 {
             throw BandStartError("--speed is for the simulated board only; \(board.file) is real hardware")
         }
@@ -77,7 +81,7 @@ public enum BandAssembly {
 
         let hardware: Hardware
         switch board.platform {
-        case .sim: hardware = try simulatedHardware(board: board, speed: options.speed)
+        case .sim: hardware = try simulatedHardware(board: board, clock: clock ?? SystemClock(speed: options.speed))
         case .linux: hardware = try linuxHardware(board: board)
         }
 
@@ -124,7 +128,7 @@ public enum BandAssembly {
         return Band(clock: hardware.clock, console: console, logger: logger, store: store, identity: identity,
                     accelerometer: accelerometerChannel, heartRateSensor: heartRateChannel,
                     motor: VibrationMotor(line: hardware.motor), motorStrength: board.motorStrength, buttons: buttons, practice: practice,
-                    simulation: hardware.simulation, sync: sync, signals: SignalWatcher(), keyboard: keyboard,
+                    simulation: hardware.simulation, sync: sync, signals: options.watchSignals ? SignalWatcher() : nil, keyboard: keyboard,
                     script: script, exitAfterScript: options.exitAfterScript)
     }
 
@@ -139,8 +143,7 @@ public enum BandAssembly {
 
     // MARK: The simulated board
 
-    static func simulatedHardware(board: BoardConfiguration, speed: Double) throws -> Hardware {
-        let clock = SystemClock(speed: speed)
+    static func simulatedHardware(board: BoardConfiguration, clock: any BandClock) throws -> Hardware {
         guard let simulation = board.simulation else { throw BandStartError("\(board.file): the simulated board needs a [simulation] table") }
         let accelerationSource: any AccelerationSource
         let ppgSource: any PPGSource
