@@ -180,3 +180,31 @@ struct BandScenarioTests {
         #expect(run.band.simulation?.motorLine.history.isEmpty == false)
     }
 }
+
+struct RecordedSignalTests {
+    @Test func aRecordingFeedsTheEmulatedAccelerometer() throws {
+        let walk = SyntheticWalkFile(cadence: 100, seconds: 50)
+        let directory = NSTemporaryDirectory() + "amble-recorded-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try ("time_s,x_g,y_g,z_g\n" + walk.csv).write(toFile: directory + "/walk.csv", atomically: true, encoding: .utf8)
+        let simulated = try String(contentsOfFile: repositoryPath("boards/sim.toml"), encoding: .utf8)
+            .replacingOccurrences(of: "signal = \"synthetic\"", with: "signal = \"walk.csv\"")
+        try simulated.write(toFile: directory + "/board.toml", atomically: true, encoding: .utf8)
+        var board = try BoardFile.load(path: directory + "/board.toml")
+        board.practice.calibrationSeconds = 30
+        try "0:01 press select\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
+        var options = BandOptions(dataDirectory: directory + "/band")
+        options.scriptPath = directory + "/s.script"
+        options.keyboard = false
+        options.watchSignals = false
+        let clock = ManualClock()
+        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
+                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
+        #expect(band.simulation?.synthetic == nil)
+        band.run(advancing: clock, forBandSeconds: 40)
+        let calibration = try #require(try band.store.finishedSessions().first?.summary)
+        let cadence = try #require(calibration.measuredCadenceStepsPerMinute)
+        #expect(abs(cadence - 100) <= 3, "calibrated \(cadence) from a recording at 100 steps/min")
+    }
+}
