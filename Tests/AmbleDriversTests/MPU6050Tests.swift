@@ -115,6 +115,13 @@ struct MPU6050Tests {
         #expect(try driver.readSamples().samples.count == 5)
     }
 
+    @Test func waitsTheResetTimeItIsGiven() throws {
+        var pauses: [Double] = []
+        let driver = try MPU6050(bus: bus, pause: { pauses.append($0) })
+        try driver.configure()
+        #expect(pauses == [0.1])
+    }
+
     @Test func resetsTheChipAtSetUp() throws {
         let driver = try MPU6050(bus: bus)
         try driver.configure()

@@ -31,9 +31,11 @@ public enum AccelerometerChip: String, CaseIterable, Sendable {
 ///   - address: nil for the chip's usual address (`AccelerometerChip.defaultAddress`).
 ///   - rangeG: full scale, ±2, 4, 8 or 16 g (all four chips have these).
 ///   - sampleRateHz: a rate the chip has; 25, 50, 100 and 200 Hz work on all four.
+///   - pause: waits the given seconds, for chips that need time after a reset (MPU-6050:
+///     100 ms). The band passes a real sleep; the default returns at once (emulated chips).
 /// - Throws: `SensorError` `.unknownChip` listing the supported names, or
 ///   `.unsupportedSetting` when the chip cannot do the range or rate.
-public func makeAccelerometer(chip: String, bus: any I2CBus, address: I2CAddress? = nil, rangeG: Int, sampleRateHz: Double) throws(SensorError) -> any Accelerometer {
+public func makeAccelerometer(chip: String, bus: any I2CBus, address: I2CAddress? = nil, rangeG: Int, sampleRateHz: Double, pause: @escaping (_ seconds: Double) -> Void = { _ in }) throws(SensorError) -> any Accelerometer {
     guard let model = AccelerometerChip(boardName: chip) else {
         throw SensorError(chip: chip, bus: bus.busName, address: address ?? 0, kind: .unknownChip(supported: AccelerometerChip.allCases.map(\.rawValue)))
     }
@@ -44,6 +46,6 @@ public func makeAccelerometer(chip: String, bus: any I2CBus, address: I2CAddress
     case .adxl345:
         return try ADXL345(bus: bus, address: address, rangeG: rangeG, sampleRateHz: sampleRateHz)
     case .mpu6050:
-        return try MPU6050(bus: bus, address: address, rangeG: rangeG, sampleRateHz: sampleRateHz)
+        return try MPU6050(bus: bus, address: address, rangeG: rangeG, sampleRateHz: sampleRateHz, pause: pause)
     }
 }

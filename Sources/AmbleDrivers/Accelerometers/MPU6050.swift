@@ -49,6 +49,8 @@ public final class MPU6050: Accelerometer {
     static let frameBytes = 6
     /// Frames per FIFO_R_W burst, to keep each transfer short (240 bytes).
     static let framesPerBurst = 40
+    /// Time the datasheet gives DEVICE_RESET.
+    static let resetSeconds = 0.1
 
     /// Sample rates (Hz) with the DLPF_CFG that goes with each. With the low-pass filter on
     /// (DLPF_CFG 1...6) the gyro output rate is 1 kHz, so SMPLRT_DIV = 1000 / rate - 1. The
@@ -75,14 +77,19 @@ public final class MPU6050: Accelerometer {
     private let registers: RegisterAccess
     /// A FIFO read failed: bytes may be gone and the frame boundary with them.
     private var fifoNeedsReset = false
+    private let pause: (_ seconds: Double) -> Void
 
     /// - Parameters:
     ///   - address: 0x68 (AD0 low, most breakouts) or 0x69.
     ///   - rangeG: full scale, ±2, 4, 8 or 16 g.
     ///   - sampleRateHz: one of 10, 20, 25, 50, 100, 200, 250, 500 Hz.
-    public init(bus: any I2CBus, address: I2CAddress = 0x68, rangeG: Int = 4, sampleRateHz: Double = 50) throws(SensorError) {
+    ///   - pause: waits the given seconds; called once during set-up for the 100 ms the
+    ///     datasheet gives the reset. The band passes a real sleep; the default returns at once
+    ///     (emulated chips reset instantly).
+    public init(bus: any I2CBus, address: I2CAddress = 0x68, rangeG: Int = 4, sampleRateHz: Double = 50, pause: @escaping (_ seconds: Double) -> Void = { _ in }) throws(SensorError) {
         self.bus = bus
         self.address = address
+        self.pause = pause
         registers = RegisterAccess(chip: "MPU-6050", bus: bus, address: address)
         guard let perG = Self.lsbPerG[rangeG] else {
             throw registers.error(.unsupportedSetting("range ±\(rangeG) g is not one of ±2, 4, 8, 16 g"))
@@ -101,8 +108,9 @@ public final class MPU6050: Accelerometer {
     public func configure() throws(SensorError) {
         try registers.expectChipID(register: Register.whoAmI, value: Self.whoAmIValue, family: "MPU-6050")
         try registers.write(Register.powerManagement1, Bits.powerDeviceReset)
-        // The datasheet gives the reset 100 ms; poll instead of sleeping. The chip may not
+        // The datasheet gives the reset 100 ms; then the bit must read clear. The chip may not
         // answer while it resets, so a failed poll is tried again.
+        pause(Self.resetSeconds)
         var resetDone = false
         for _ in 0..<100 {
             if let value = try? registers.read(Register.powerManagement1), value & Bits.powerDeviceReset == 0 {
