@@ -30,6 +30,11 @@ public final class Band {
     let accelerometer: SensorChannel<AccelerometerBatch>
     let heartRateSensor: SensorChannel<OpticalBatch>?
     let motor: VibrationMotor
+    /// The OLED, when the board has one.
+    public let display: SSD1306?
+    var displayDrawnScreen: Screen?
+    var displayRetrySeconds = -Double.infinity
+    var displayFailed = false
     var buttons: [ButtonInput]
     var practice: PracticeMachine
     public let simulation: SimulatedBoard?
@@ -65,7 +70,7 @@ public final class Band {
     var scriptEnded = false
 
     init(clock: any BandClock, console: Console, logger: Logger, store: BandStore, identity: BandIdentity,
-         accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?,
+         accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?, display: SSD1306?,
          motor: VibrationMotor, motorStrength: Double, buttons: [ButtonInput], practice: PracticeMachine,
          simulation: SimulatedBoard?, sync: SyncService?, signals: SignalWatcher?, keyboard: RawKeyboard?,
          script: ScenarioScript?, exitAfterScript: Bool) {
@@ -76,6 +81,7 @@ public final class Band {
         self.identity = identity
         self.accelerometer = accelerometer
         self.heartRateSensor = heartRateSensor
+        self.display = display
         self.motor = motor
         self.buttons = buttons
         self.practice = practice
@@ -155,6 +161,7 @@ public final class Band {
             stopRequested = true
         }
         drawStatus(now: now)
+        drawDisplay(now: now)
     }
 
     // MARK: Sensors
@@ -321,6 +328,24 @@ public final class Band {
         let line = StatusLine.render(screen: screen, bandSeconds: now - startSeconds, motorRunning: motor.isRunning,
                                      accelerometerOK: accelerometer.isHealthy, heartRateOK: heartRateSensor?.isHealthy ?? false)
         console.status(line, key: StatusLine.key(screen), now: now)
+    }
+
+    /// Redraws the OLED when the screen changed. A display that fails is set up again every
+    /// few seconds (after a power glitch it needs its init sequence); it never stops the band.
+    func drawDisplay(now: Double) {
+        guard let display, screen != displayDrawnScreen || displayFailed, now >= displayRetrySeconds else { return }
+        ScreenRenderer.draw(screen, bandSeconds: now - startSeconds, into: &display.framebuffer)
+        do {
+            if displayDrawnScreen == nil || displayFailed { try display.configure() }
+            _ = try display.flush()
+            if displayFailed { logger.notice("display works again") }
+            displayFailed = false
+            displayDrawnScreen = screen
+        } catch {
+            if !displayFailed { logger.error("display: \(error); retrying every 5 s") }
+            displayFailed = true
+            displayRetrySeconds = now + 5
+        }
     }
 
     func sleepUntilSomethingIsDue() {

@@ -208,3 +208,32 @@ struct RecordedSignalTests {
         #expect(abs(cadence - 100) <= 3, "calibrated \(cadence) from a recording at 100 steps/min")
     }
 }
+
+struct BandDisplayTests {
+    @Test func theOLEDShowsWhatTheBandDrew() throws {
+        let run = try ScenarioRun(script: "0:01 press select\n+1 walk 110\n+20 end\n")
+        run.run(seconds: 15)
+        let display = try #require(run.band.display)
+        let panel = try #require(run.band.simulation?.displayPanel)
+        #expect(panel.isDisplayOn)
+        // Every pixel of the driver's framebuffer reached the emulated panel's memory.
+        for y in stride(from: 0, to: 64, by: 3) {
+            for x in stride(from: 0, to: 128, by: 2) {
+                #expect(panel.panelPixel(x: x, y: y) == display.framebuffer.pixel(x: x, y: y))
+            }
+        }
+        #expect(display.framebuffer.textArt().contains("#"))
+    }
+
+    @Test func aDisplayThatFailsDoesNotStopTheBand() throws {
+        let run = try ScenarioRun(script: "0:01 press select\n+1 walk 110\n+40 end\n")
+        run.run(seconds: 2)
+        run.band.simulation?.bus.unplug(0x3C)
+        run.run(seconds: 10)
+        #expect(run.log.contains("display:"))
+        run.band.simulation?.bus.plug(0x3C)
+        run.run(seconds: 35)
+        #expect(run.log.contains("display works again"))
+        #expect(try run.band.store.finishedSessions().count == 1, "the calibration went on and was stored")
+    }
+}
