@@ -237,3 +237,29 @@ struct BandDisplayTests {
         #expect(try run.band.store.finishedSessions().count == 1, "the calibration went on and was stored")
     }
 }
+
+struct AccelerometerChoiceTests {
+    @Test(arguments: [("lis3dh", "0x18"), ("adxl345", "0x53"), ("mpu6050", "0x68")])
+    func theBandCalibratesWithEveryAccelerometer(chip: String, address: String) throws {
+        let directory = NSTemporaryDirectory() + "amble-chip-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = try String(contentsOfFile: repositoryPath("boards/sim.toml"), encoding: .utf8)
+            .replacingOccurrences(of: "chip = \"lis3dh\"\nbus = 1\naddress = 0x18", with: "chip = \"\(chip)\"\nbus = 1\naddress = \(address)")
+        #expect(text.contains(chip))
+        try text.write(toFile: directory + "/board.toml", atomically: true, encoding: .utf8)
+        var board = try BoardFile.load(path: directory + "/board.toml")
+        board.practice.calibrationSeconds = 30
+        try "0:01 press select\n+2 walk 104\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
+        var options = BandOptions(dataDirectory: directory + "/band")
+        options.scriptPath = directory + "/s.script"
+        options.keyboard = false
+        options.watchSignals = false
+        let clock = ManualClock()
+        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
+                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
+        band.run(advancing: clock, forBandSeconds: 40)
+        let cadence = try #require(try band.store.finishedSessions().first?.summary.measuredCadenceStepsPerMinute)
+        #expect(abs(cadence - 104) <= 3, "\(chip): calibrated \(cadence) steps/min")
+    }
+}
