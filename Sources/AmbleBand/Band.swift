@@ -108,12 +108,48 @@ public final class Band {
     /// way is closed and stored first. Returns the exit status.
     public func run() -> Int32 {
         startIfNeeded()
-        while !stopRequested {
-            tick()
-            sleepUntilSomethingIsDue()
+        if let manual = clock as? ManualClock {
+            runPaced(manual)
+        } else {
+            while !stopRequested {
+                tick()
+                sleepUntilSomethingIsDue()
+            }
         }
         shutDown()
         return 0
+    }
+
+    /// Band time runs this many times faster than real time on a paced (simulated) clock.
+    public var speed: Double = 1
+
+    /// The simulated board's loop: band time advances in fixed ticks and waits for real time
+    /// to catch up at `speed`. A process that is descheduled pauses band time instead of
+    /// skipping it, so no emulated FIFO overflows because the host was busy.
+    private func runPaced(_ manual: ManualClock, tickSeconds: Double = 0.01) {
+        let real = SystemClock()
+        let realStart = real.nowSeconds
+        let bandStart = manual.nowSeconds
+        while !stopRequested {
+            tick()
+            manual.advance(bySeconds: tickSeconds)
+            let due = realStart + (manual.nowSeconds - bandStart) / speed
+            let wait = due - real.nowSeconds
+            if wait > 0 {
+                _ = waitForReadable(pollDescriptors, timeoutSeconds: wait)
+            } else if wait < -1 {
+                // Far behind (a slow host at a high speed): the schedule moves, time does not jump.
+                _ = waitForReadable(pollDescriptors, timeoutSeconds: 0)
+            }
+        }
+    }
+
+    var pollDescriptors: [Int32] {
+        var descriptors = sync?.pollDescriptors ?? []
+        descriptors += buttons.compactMap { $0.line.pollDescriptor }
+        if let keyboard { descriptors.append(keyboard.pollDescriptor) }
+        if let signals { descriptors.append(signals.pollDescriptor) }
+        return descriptors
     }
 
     /// Runs on a clock that moves only when told: ticks every `tickSeconds` of band time for
@@ -355,11 +391,7 @@ public final class Band {
         if let step = script.first { wake = min(wake, step.timeSeconds) }
         if buttons.contains(where: { (try? $0.line.isActive()) == true }) { wake = min(wake, now + 0.01) }
         let realWait = clock.realSeconds(forBandSeconds: max(0, wake - now))
-        var descriptors = sync?.pollDescriptors ?? []
-        descriptors += buttons.compactMap { $0.line.pollDescriptor }
-        if let keyboard { descriptors.append(keyboard.pollDescriptor) }
-        if let signals { descriptors.append(signals.pollDescriptor) }
-        _ = waitForReadable(descriptors, timeoutSeconds: min(realWait, 0.5))
+        _ = waitForReadable(pollDescriptors, timeoutSeconds: min(realWait, 0.5))
     }
 
     /// Closes the session under way, stores it, stops the motor and the sync link.

@@ -81,7 +81,10 @@ public enum BandAssembly {
 
         let hardware: Hardware
         switch board.platform {
-        case .sim: hardware = try simulatedHardware(board: board, clock: clock ?? SystemClock(speed: options.speed))
+        case .sim:
+            // Simulated time is paced by the band's loop (see Band.runPaced), starting at the
+            // wall-clock time now so sessions carry real dates.
+            hardware = try simulatedHardware(board: board, clock: clock ?? ManualClock(startSeconds: 0, unixOriginSeconds: SystemClock().unixSeconds))
         case .linux: hardware = try linuxHardware(board: board)
         }
 
@@ -125,11 +128,13 @@ public enum BandAssembly {
         let keyboard = board.platform == .sim && options.keyboard && console.isTerminal ? RawKeyboard() : nil
         if keyboard != nil { console.line(SimulatedBoard.keyHelp) }
 
-        return Band(clock: hardware.clock, console: console, logger: logger, store: store, identity: identity,
+        let band = Band(clock: hardware.clock, console: console, logger: logger, store: store, identity: identity,
                     accelerometer: accelerometerChannel, heartRateSensor: heartRateChannel, display: hardware.display,
                     motor: VibrationMotor(line: hardware.motor), motorStrength: board.motorStrength, buttons: buttons, practice: practice,
                     simulation: hardware.simulation, sync: sync, signals: options.watchSignals ? SignalWatcher() : nil, keyboard: keyboard,
                     script: script, exitAfterScript: options.exitAfterScript)
+        band.speed = options.speed
+        return band
     }
 
     struct Hardware {

@@ -4,6 +4,7 @@ import AmbleBoard
 import AmbleHardware
 import AmbleLinux
 import AmbleModel
+import AmbleSync
 import Foundation
 import Logging
 import Synchronization
@@ -261,5 +262,61 @@ struct AccelerometerChoiceTests {
         band.run(advancing: clock, forBandSeconds: 40)
         let cadence = try #require(try band.store.finishedSessions().first?.summary.measuredCadenceStepsPerMinute)
         #expect(abs(cadence - 104) <= 3, "\(chip): calibrated \(cadence) steps/min")
+    }
+}
+
+/// Runs a companion's sync in a thread of its own while the test thread ticks the band.
+final class CompanionThread: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<[SessionListing], any Error>?
+    private let stream: any ByteStream
+
+    init(stream: any ByteStream) {
+        self.stream = stream
+        Thread { [self] in sync() }.start()
+    }
+
+    private func sync() {
+        let outcome = Result { () throws -> [SessionListing] in
+            let client = SyncClient(stream: self.stream, timeoutSeconds: 20)
+            _ = try client.hello(client: "test")
+            let listing = try client.listSessions()
+            for item in listing { _ = try client.session(id: item.id) }
+            return listing
+        }
+        lock.withLock { result = outcome }
+    }
+
+    var finished: Result<[SessionListing], any Error>? { lock.withLock { result } }
+}
+
+
+struct BandSyncTests {
+    @Test func theBandServesItsSessionsOverASerialLine() throws {
+        let pair = try PseudoTerminalPair.open()
+        var board = try BoardFile.load(path: repositoryPath("boards/sim.toml"))
+        board.practice.calibrationSeconds = 30
+        let directory = NSTemporaryDirectory() + "amble-serial-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "0:01 press select\n+2 walk 100\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
+        var options = BandOptions(dataDirectory: directory)
+        options.scriptPath = directory + "/s.script"
+        options.serialPath = pair.subordinatePath
+        options.keyboard = false
+        options.watchSignals = false
+        let clock = ManualClock()
+        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
+                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
+        band.run(advancing: clock, forBandSeconds: 40)
+        let companion = CompanionThread(stream: pair.controller)
+        var waited = 0
+        while companion.finished == nil && waited < 2000 {
+            band.run(advancing: clock, forBandSeconds: 0.01)
+            usleep(1000)
+            waited += 1
+        }
+        let listing = try #require(try companion.finished?.get())
+        #expect(listing.map(\.summary.kind) == [.calibration])
     }
 }
