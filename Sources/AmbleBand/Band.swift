@@ -390,8 +390,7 @@ public final class Band {
         if let change = haptics.nextChangeSeconds(after: now) { wake = min(wake, change) }
         if let step = script.first { wake = min(wake, step.timeSeconds) }
         if buttons.contains(where: { (try? $0.line.isActive()) == true }) { wake = min(wake, now + 0.01) }
-        let realWait = clock.realSeconds(forBandSeconds: max(0, wake - now))
-        _ = waitForReadable(pollDescriptors, timeoutSeconds: min(realWait, 0.5))
+        _ = waitForReadable(pollDescriptors, timeoutSeconds: min(max(0, wake - now), 0.5))
     }
 
     /// Closes the session under way, stores it, stops the motor and the sync link.
