@@ -90,6 +90,11 @@ let package = Package(
             "AmbleBand", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "amble", dependencies: ["AmbleCLI"]),
+        /// Hardware-in-the-loop checks of the Linux layer, run by scripts/hil inside a VM
+        /// against the kernel's i2c-stub and gpio-sim (see docs/hil.md).
+        .executableTarget(name: "amble-hil", dependencies: [
+            "AmbleLinux", "AmbleHardware", "AmbleDrivers", "AmbleStateMachines",
+        ]),
 
         // MARK: Tests
         .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines", "AmbleModel"]),

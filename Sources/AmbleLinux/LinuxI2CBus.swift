@@ -125,9 +125,11 @@ public final class LinuxI2CBus: I2CBus {
     private func mapped(_ error: Errno, address: I2CAddress, register: UInt8?) -> I2CError {
         let kind: I2CError.Kind
         switch error.code {
-        case ENXIO, EREMOTEIO:
+        case ENXIO, EREMOTEIO, ENODEV:
+            // The bus is open, so ENODEV names the address, not the bus: the kernel's
+            // i2c-stub answers a transfer to an address it has no chip at with ENODEV.
             kind = .noAcknowledge
-        case ENODEV, ENOENT:
+        case ENOENT:
             kind = .busMissing
         case EACCES, EPERM:
             kind = .permissionDenied

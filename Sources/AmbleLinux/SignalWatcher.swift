@@ -1,14 +1,18 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 
 /// Turns SIGTERM and SIGINT into a readable descriptor the band's loop polls, so shutdown
 /// happens between two ticks with the session closed and stored.
+///
+/// A signal handler installed with `sigaction` writes the signal's number into a pipe (the
+/// self-pipe pattern). The handler is in place when `init` returns, so no signal that comes
+/// after that is lost. A signal handler cannot carry context, so the pipe is process-wide:
+/// one watcher at a time (the band has one); a new watcher takes over from an older one.
 public final class SignalWatcher {
-    private let sources: [DispatchSourceSignal]
     private let readEnd: Int32
     private let writeEnd: Int32
+    private var previousActions: [(signal: Int32, action: sigaction)] = []
 
     public var pollDescriptor: Int32 { readEnd }
 
@@ -21,21 +25,30 @@ public final class SignalWatcher {
         }
         readEnd = ends[0]
         writeEnd = ends[1]
-        let target = writeEnd
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
+        signalPipeWriteEnd = writeEnd
+        for number in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                // Async-signal-safe: one write(2), with the interrupted code's errno kept.
+                let savedErrno = errno
                 var byte = UInt8(truncatingIfNeeded: number)
-                _ = Glibc.write(target, &byte, 1)
+                _ = Glibc.write(signalPipeWriteEnd, &byte, 1)
+                errno = savedErrno
             }
-            source.resume()
-            return source
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            var previous = sigaction()
+            precondition(sigaction(number, &action, &previous) == 0, "sigaction(\(number)) failed: \(Errno.current)")
+            previousActions.append((number, previous))
         }
     }
 
     deinit {
-        sources.forEach { $0.cancel() }
+        for (number, previous) in previousActions {
+            var action = previous
+            sigaction(number, &action, nil)
+        }
+        if signalPipeWriteEnd == writeEnd { signalPipeWriteEnd = -1 }
         closeDescriptor(readEnd)
         closeDescriptor(writeEnd)
     }
@@ -46,3 +59,7 @@ public final class SignalWatcher {
         return Glibc.read(readEnd, &byte, 1) == 1 ? Int32(byte) : nil
     }
 }
+
+/// Where the signal handler writes: the newest watcher's pipe, -1 when there is none.
+/// Constant-initialized, so the handler reads it without any lazy initialization.
+private nonisolated(unsafe) var signalPipeWriteEnd: Int32 = -1
