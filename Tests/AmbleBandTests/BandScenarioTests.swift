@@ -36,23 +36,32 @@ func repositoryPath(_ relative: String) -> String {
     return parts.joined(separator: "/") + "/" + relative
 }
 
-/// A simulated band on a manual clock with a script, its store in memory-backed temp files.
+/// A simulated band on a manual clock with a script, built from the repository's
+/// boards/sim.toml (edited by `board` when given) in a temporary folder that also holds
+/// `files` (recordings the board may name).
 struct ScenarioRun {
     let band: Band
     let clock: ManualClock
     let log: LogRecorder
+    let directory: String
 
-    init(script: String, calibrationSeconds: Int = 30, listen: HostPort? = nil) throws {
-        var board = try BoardFile.load(path: repositoryPath("boards/sim.toml"))
+    init(script: String, calibrationSeconds: Int = 30, board edit: (String) -> String = { $0 }, files: [String: String] = [:],
+         options configure: (inout BandOptions) -> Void = { _ in }) throws {
+        directory = NSTemporaryDirectory() + "amble-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for (name, content) in files {
+            try content.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+        }
+        let boardText = edit(try String(contentsOfFile: repositoryPath("boards/sim.toml"), encoding: .utf8))
+        try boardText.write(toFile: directory + "/board.toml", atomically: true, encoding: .utf8)
+        var board = try BoardFile.load(path: directory + "/board.toml")
         board.practice.calibrationSeconds = calibrationSeconds
-        let directory = "/tmp/amble-test-\(UInt64.random(in: 0...UInt64.max))"
-        let scriptPath = directory + ".script"
-        try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        var options = BandOptions(dataDirectory: directory)
-        options.scriptPath = scriptPath
+        try script.write(toFile: directory + "/scenario.script", atomically: true, encoding: .utf8)
+        var options = BandOptions(dataDirectory: directory + "/band")
+        options.scriptPath = directory + "/scenario.script"
         options.keyboard = false
         options.watchSignals = false
-        options.listen = listen
+        configure(&options)
         let log = LogRecorder()
         let logger = Logger(label: "test") { _ in RecordingLogHandler(recorder: log) }
         clock = ManualClock(startSeconds: 1000)
@@ -62,6 +71,11 @@ struct ScenarioRun {
 
     func run(seconds: Double) {
         band.run(advancing: clock, forBandSeconds: seconds)
+    }
+
+    /// The cadence the first (calibration) session measured.
+    func calibratedCadence() throws -> Double? {
+        try band.store.finishedSessions().first?.summary.measuredCadenceStepsPerMinute
     }
 }
 
@@ -185,27 +199,12 @@ struct BandScenarioTests {
 struct RecordedSignalTests {
     @Test func aRecordingFeedsTheEmulatedAccelerometer() throws {
         let walk = SyntheticWalkFile(cadence: 100, seconds: 50)
-        let directory = NSTemporaryDirectory() + "amble-recorded-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try ("time_s,x_g,y_g,z_g\n" + walk.csv).write(toFile: directory + "/walk.csv", atomically: true, encoding: .utf8)
-        let simulated = try String(contentsOfFile: repositoryPath("boards/sim.toml"), encoding: .utf8)
-            .replacingOccurrences(of: "signal = \"synthetic\"", with: "signal = \"walk.csv\"")
-        try simulated.write(toFile: directory + "/board.toml", atomically: true, encoding: .utf8)
-        var board = try BoardFile.load(path: directory + "/board.toml")
-        board.practice.calibrationSeconds = 30
-        try "0:01 press select\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
-        var options = BandOptions(dataDirectory: directory + "/band")
-        options.scriptPath = directory + "/s.script"
-        options.keyboard = false
-        options.watchSignals = false
-        let clock = ManualClock()
-        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
-                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
-        #expect(band.simulation?.synthetic == nil)
-        band.run(advancing: clock, forBandSeconds: 40)
-        let calibration = try #require(try band.store.finishedSessions().first?.summary)
-        let cadence = try #require(calibration.measuredCadenceStepsPerMinute)
+        let run = try ScenarioRun(script: "0:01 press select\n",
+                                  board: { $0.replacingOccurrences(of: "signal = \"synthetic\"", with: "signal = \"walk.csv\"") },
+                                  files: ["walk.csv": "time_s,x_g,y_g,z_g\n" + walk.csv])
+        #expect(run.band.simulation?.synthetic == nil)
+        run.run(seconds: 40)
+        let cadence = try #require(try run.calibratedCadence())
         #expect(abs(cadence - 100) <= 3, "calibrated \(cadence) from a recording at 100 steps/min")
     }
 }
@@ -242,25 +241,13 @@ struct BandDisplayTests {
 struct AccelerometerChoiceTests {
     @Test(arguments: [("lis3dh", "0x18"), ("adxl345", "0x53"), ("mpu6050", "0x68")])
     func theBandCalibratesWithEveryAccelerometer(chip: String, address: String) throws {
-        let directory = NSTemporaryDirectory() + "amble-chip-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let text = try String(contentsOfFile: repositoryPath("boards/sim.toml"), encoding: .utf8)
-            .replacingOccurrences(of: "chip = \"lis3dh\"\nbus = 1\naddress = 0x18", with: "chip = \"\(chip)\"\nbus = 1\naddress = \(address)")
-        #expect(text.contains(chip))
-        try text.write(toFile: directory + "/board.toml", atomically: true, encoding: .utf8)
-        var board = try BoardFile.load(path: directory + "/board.toml")
-        board.practice.calibrationSeconds = 30
-        try "0:01 press select\n+2 walk 104\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
-        var options = BandOptions(dataDirectory: directory + "/band")
-        options.scriptPath = directory + "/s.script"
-        options.keyboard = false
-        options.watchSignals = false
-        let clock = ManualClock()
-        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
-                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
-        band.run(advancing: clock, forBandSeconds: 40)
-        let cadence = try #require(try band.store.finishedSessions().first?.summary.measuredCadenceStepsPerMinute)
+        let lis3dh = "chip = \"lis3dh\"\nbus = 1\naddress = 0x18"
+        let run = try ScenarioRun(script: "0:01 press select\n+2 walk 104\n", board: { text in
+            #expect(text.contains(lis3dh))
+            return text.replacingOccurrences(of: lis3dh, with: "chip = \"\(chip)\"\nbus = 1\naddress = \(address)")
+        })
+        run.run(seconds: 40)
+        let cadence = try #require(try run.calibratedCadence())
         #expect(abs(cadence - 104) <= 3, "\(chip): calibrated \(cadence) steps/min")
     }
 }
@@ -294,20 +281,8 @@ final class CompanionThread: @unchecked Sendable {
 struct BandSyncTests {
     @Test func theBandServesItsSessionsOverASerialLine() throws {
         let pair = try PseudoTerminalPair.open()
-        var board = try BoardFile.load(path: repositoryPath("boards/sim.toml"))
-        board.practice.calibrationSeconds = 30
-        let directory = NSTemporaryDirectory() + "amble-serial-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try "0:01 press select\n+2 walk 100\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
-        var options = BandOptions(dataDirectory: directory)
-        options.scriptPath = directory + "/s.script"
-        options.serialPath = pair.subordinatePath
-        options.keyboard = false
-        options.watchSignals = false
-        let clock = ManualClock()
-        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
-                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
+        let run = try ScenarioRun(script: "0:01 press select\n+2 walk 100\n", options: { $0.serialPath = pair.subordinatePath })
+        let band = run.band, clock = run.clock
         band.run(advancing: clock, forBandSeconds: 40)
         let companion = CompanionThread(stream: pair.controller)
         var waited = 0
