@@ -47,18 +47,26 @@ let package = Package(
         /// Streaming signal processing: steps, cadence, heart rate. No I/O, no clock reads.
         .target(name: "AmbleSignal", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
-        .target(name: "AmbleStateMachines"),
+        .target(name: "AmbleStateMachines", dependencies: ["AmbleModel"]),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
-        .target(name: "AmbleSimulation", dependencies: ["AmbleEmulators", "AmbleRecordings"]),
+        .target(name: "AmbleSimulation", dependencies: [
+            "AmbleEmulators", "AmbleRecordings", .product(name: "RealModule", package: "swift-numerics"),
+        ]),
         /// Session values shared by both stores and the sync protocol.
         .target(name: "AmbleModel"),
 
         // MARK: Storage and sync
-        .target(name: "AmbleBandStore", dependencies: [
+        /// The session tables both stores share, and their row mapping (GRDB on the system SQLite).
+        .target(name: "AmbleStoreSupport", dependencies: [
             "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        /// The band's own store: sessions as they are recorded, calibration, settings.
+        .target(name: "AmbleBandStore", dependencies: [
+            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        /// The laptop's store: sessions pulled from any number of bands.
         .target(name: "AmbleCompanionStore", dependencies: [
-            "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// Framing and messages of the band <-> companion link, over any `ByteStream`.
         .target(name: "AmbleSync", dependencies: ["AmbleModel", "AmbleHardware"]),
@@ -84,7 +92,7 @@ let package = Package(
         .executableTarget(name: "amble", dependencies: ["AmbleCLI"]),
 
         // MARK: Tests
-        .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines"]),
+        .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines", "AmbleModel"]),
         .testTarget(name: "AmbleSignalTests", dependencies: [
             "AmbleSignal", "AmbleSimulation", "AmbleRecordings",
         ]),

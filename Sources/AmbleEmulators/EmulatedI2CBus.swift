@@ -1,0 +1,103 @@
+import AmbleHardware
+
+/// A chip at register level, as it answers I2C messages.
+///
+/// A transfer arrives as its messages: a write message (usually the register pointer, then
+/// data) and/or a read message. An emulator behaves like the chip: a command write changes
+/// its state, a status read reports what its FIFO holds, an unexpected shape is an I/O error.
+public protocol I2CDeviceEmulator: AnyObject {
+    /// Handles a write message. Throw `EmulatedBusFault.io` for a message the chip would refuse.
+    func receive(write bytes: [UInt8]) throws(EmulatedBusFault)
+    /// Answers a read message of `count` bytes.
+    func respond(readCount count: Int) throws(EmulatedBusFault) -> [UInt8]
+    /// Puts the chip back in its power-on state (it was unplugged and plugged back).
+    func powerOnReset()
+}
+
+/// A failure an emulated bus produces, like the kernel would.
+public enum EmulatedBusFault: Error, Equatable, Sendable {
+    /// Nothing acknowledged the address.
+    case noAcknowledge
+    /// The transfer failed with this errno (5 = EIO, 110 = ETIMEDOUT).
+    case io(errno: Int32)
+}
+
+/// An I2C bus with emulated chips on it, and fault injection per address.
+///
+/// Drivers use it exactly like `/dev/i2c-N`. Tests and the simulated board make faults:
+/// `failNext(_:at:with:)` fails the next N transfers, `unplug(_:)` makes a chip vanish until
+/// `plug(_:)` brings it back in its power-on state.
+public final class EmulatedI2CBus: I2CBus {
+    public let busName: String
+    private var devices: [I2CAddress: any I2CDeviceEmulator] = [:]
+    private var unplugged: Set<I2CAddress> = []
+    private var pendingFaults: [I2CAddress: (remaining: Int, fault: EmulatedBusFault)] = [:]
+    /// Transfers made so far, per address (to check what a driver did).
+    public private(set) var transferCount: [I2CAddress: Int] = [:]
+
+    public init(busName: String = "emulated-i2c-1") {
+        self.busName = busName
+    }
+
+    public func attach(_ device: any I2CDeviceEmulator, at address: I2CAddress) {
+        devices[address] = device
+    }
+
+    /// Fails the next `count` transfers to `address` with `fault`.
+    public func failNext(_ count: Int, at address: I2CAddress, with fault: EmulatedBusFault = .io(errno: 5)) {
+        pendingFaults[address] = (count, fault)
+    }
+
+    /// The chip stops answering (a loose wire, a sensor that lost power).
+    public func unplug(_ address: I2CAddress) {
+        unplugged.insert(address)
+    }
+
+    /// The chip answers again, from its power-on state.
+    public func plug(_ address: I2CAddress) {
+        if unplugged.remove(address) != nil {
+            devices[address]?.powerOnReset()
+        }
+    }
+
+    public func isPlugged(_ address: I2CAddress) -> Bool { !unplugged.contains(address) }
+
+    public func write(address: I2CAddress, bytes: [UInt8]) throws(I2CError) {
+        let device = try deviceFor(address, register: bytes.first)
+        do {
+            try device.receive(write: bytes)
+        } catch {
+            throw translate(error, address: address, register: bytes.first)
+        }
+    }
+
+    public func writeThenRead(address: I2CAddress, bytes: [UInt8], readCount: Int) throws(I2CError) -> [UInt8] {
+        let device = try deviceFor(address, register: bytes.first)
+        do {
+            try device.receive(write: bytes)
+            return try device.respond(readCount: readCount)
+        } catch {
+            throw translate(error, address: address, register: bytes.first)
+        }
+    }
+
+    private func deviceFor(_ address: I2CAddress, register: UInt8?) throws(I2CError) -> any I2CDeviceEmulator {
+        transferCount[address, default: 0] += 1
+        if var pending = pendingFaults[address], pending.remaining > 0 {
+            pending.remaining -= 1
+            pendingFaults[address] = pending.remaining > 0 ? pending : nil
+            throw translate(pending.fault, address: address, register: register)
+        }
+        guard let device = devices[address], !unplugged.contains(address) else {
+            throw I2CError(bus: busName, address: address, register: register, kind: .noAcknowledge)
+        }
+        return device
+    }
+
+    private func translate(_ fault: EmulatedBusFault, address: I2CAddress, register: UInt8?) -> I2CError {
+        switch fault {
+        case .noAcknowledge: return I2CError(bus: busName, address: address, register: register, kind: .noAcknowledge)
+        case .io(let errno): return I2CError(bus: busName, address: address, register: register, kind: .io(errno: errno))
+        }
+    }
+}
