@@ -90,6 +90,8 @@ let package = Package(
             "AmbleBand", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "amble", dependencies: ["AmbleCLI"]),
+        /// The step counter's cost on synthetic recordings (scripts/bench-steps); not a test.
+        .executableTarget(name: "bench-steps", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 
         // MARK: Tests
         .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines", "AmbleModel"]),

@@ -10,6 +10,8 @@ struct RecentValues: Sendable {
         scratch = values
     }
 
+    var capacity: Int { values.count + scratch.count }
+
     mutating func removeAll() {
         count = 0
         next = 0
@@ -25,6 +27,24 @@ struct RecentValues: Sendable {
         var total = 0.0
         for i in 0 ..< count { total += values[i] }
         return total
+    }
+
+    /// The smallest value held; 0 when empty.
+    var minimum: Double {
+        guard count > 0 else { return 0 }
+        var m = values[0]
+        for i in 1 ..< count { m = min(m, values[i]) }
+        return m
+    }
+
+    /// The mean of the values within `tolerance` of `center`; 0 when there are none.
+    func mean(within tolerance: Double, of center: Double) -> Double {
+        var total = 0.0, n = 0
+        for i in 0 ..< count where abs(values[i] - center) <= tolerance {
+            total += values[i]
+            n += 1
+        }
+        return n > 0 ? total / Double(n) : 0
     }
 
     /// The median (the mean of the middle two for an even count); 0 when empty.

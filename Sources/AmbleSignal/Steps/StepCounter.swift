@@ -16,18 +16,22 @@ public struct StepCounter: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Smallest rise of a peak that can be a step, in g (sensor noise floor).
         public var peakThresholdG: Double = 0.03
-        /// Shortest time between two steps, in seconds (200 steps/min).
-        public var minimumStepIntervalSeconds: Double = 0.3
+        /// Shortest time between two steps, in seconds (160 steps/min, the walk-run
+        /// transition: faster rhythms at the wrist are running, scrubbing or shaking).
+        public var minimumStepIntervalSeconds: Double = 0.375
         /// Longest time between two steps of one bout, in seconds (about 27 steps/min: the
         /// slowest mindful walking).
         public var maximumStepIntervalSeconds: Double = 2.2
         /// Steps in a steady rhythm needed to confirm a walking bout from rest.
-        public var stepsToConfirmBout: Int = 6
+        public var stepsToConfirmBout: Int = 7
         /// Smallest correlation (0...1) of the signal with itself one step or one stride
         /// later, over the steps that would confirm a bout.
         public var minimumPeriodicity: Double = 0.5
         /// Largest coefficient of variation of the peak heights of those steps.
         public var maximumAmplitudeVariation: Double = 0.4
+        /// Smallest median peak height of those steps, in g: a step moves the wrist by more
+        /// than a car's or a train's vibration does.
+        public var minimumStepAmplitudeG: Double = 0.12
         /// Input gaps longer than this, in seconds, end a bout and restart the stream.
         public var maximumGapSeconds: Double = 2.5
         public init() {}
@@ -40,6 +44,10 @@ public struct StepCounter: Sendable {
     static let highPassHz = 0.5
     /// High edge of the band-pass, in Hz: a brisk walk's step rate (about 2.2 Hz) with margin.
     static let lowPassHz = 3.0
+    /// Low edge of the high band, in Hz: above the arm swing of brisk walking (stride rate up
+    /// to about 1.1 Hz), below its step rate; its high edge is 4 Hz.
+    static let highBandHighPassHz = 1.2
+    static let highBandLowPassHz = 4.0
     /// Filtered history kept for the periodicity check, in samples (41 s at 25 Hz): a full
     /// chain of candidates at the slowest cadence.
     static let historyCapacity = 1024
@@ -55,6 +63,9 @@ public struct StepCounter: Sendable {
     private var offsetG: Double?
     private var detector: StepCandidateDetector
     private var history: SignalHistory
+    private var highBandHighPass: Biquad
+    private var highBandLowPass: Biquad
+    private var highBand: SignalHistory
     private var tracker: WalkingBoutTracker
     private var nextCadenceUpdateSeconds: Double?
 
@@ -65,17 +76,24 @@ public struct StepCounter: Sendable {
         highPass = .highPass(cutoffHz: StepCounter.highPassHz, sampleRateHz: rate)
         lowPass = .lowPass(cutoffHz: StepCounter.lowPassHz, sampleRateHz: rate)
         detector = StepCandidateDetector(floorG: configuration.peakThresholdG, relativeThreshold: 0.25,
-                                         envelopeWeight: 0.3, envelopeCap: 1.5)
+                                         envelopeWeight: 0.3, envelopeCap: 1.5, samplePeriodSeconds: 1 / rate)
         history = SignalHistory(capacity: StepCounter.historyCapacity)
+        highBandHighPass = .highPass(cutoffHz: StepCounter.highBandHighPassHz, sampleRateHz: rate)
+        highBandLowPass = .lowPass(cutoffHz: StepCounter.highBandLowPassHz, sampleRateHz: rate)
+        highBand = SignalHistory(capacity: StepCounter.historyCapacity)
         var settings = WalkingBoutTracker.Settings()
         settings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
         settings.maximumStepIntervalSeconds = configuration.maximumStepIntervalSeconds
         settings.stepsToConfirm = configuration.stepsToConfirmBout
         settings.minimumPeriodicity = configuration.minimumPeriodicity
         settings.maximumAmplitudeVariation = configuration.maximumAmplitudeVariation
+        settings.minimumMedianAmplitudeG = configuration.minimumStepAmplitudeG
         settings.sampleRateHz = rate
         tracker = WalkingBoutTracker(settings: settings)
     }
+
+    /// Elements held in the counter's buffers: fixed when it is made (constant memory).
+    var bufferElementCount: Int { history.capacity + highBand.capacity + tracker.bufferElementCount }
 
     /// Whether a walking bout is under way.
     public var isWalking: Bool { tracker.isWalking }
@@ -94,12 +112,14 @@ public struct StepCounter: Sendable {
         while true {
             let time = resampler.nextOutputTimeSeconds
             guard let value = resampler.nextOutput() else { break }
-            let filtered = lowPass.process(highPass.process(value - (offsetG ?? value)))
+            let centred = value - (offsetG ?? value)
+            let filtered = lowPass.process(highPass.process(centred))
             let index = history.count
             history.append(filtered)
+            highBand.append(highBandLowPass.process(highBandHighPass.process(centred)))
             tracker.advance(to: time)
             if let candidate = detector.process(filtered, timeSeconds: time, sampleIndex: index) {
-                steps += tracker.process(candidate, history: history)
+                steps += tracker.process(candidate, history: history, highBand: highBand)
             }
         }
         totalSteps += steps
@@ -113,7 +133,7 @@ public struct StepCounter: Sendable {
             return
         }
         guard timeSeconds >= due else { return }
-        cadenceStepsPerMinute = tracker.isWalking && tracker.stepPeriodSeconds > 0 ? 60 / tracker.stepPeriodSeconds : 0
+        cadenceStepsPerMinute = tracker.isWalking ? tracker.cadenceStepsPerMinute() : 0
         // The next whole second after this sample (gaps skip the seconds they cover).
         nextCadenceUpdateSeconds = due + (timeSeconds - due + 1).rounded(.down)
     }

@@ -18,7 +18,10 @@ struct UniformResampler: Sendable {
     private var segmentEndValue = 0.0
     /// Start of the part of the segment not yet integrated, in seconds.
     private var cursorTime = 0.0
-    private var binStartTime = 0.0
+    /// The stream's origin and the index of the bin being filled: bin k covers
+    /// [origin + k T, origin + (k + 1) T), computed from k so that times do not drift.
+    private var originTime = 0.0
+    private var binIndex = 0
     private var binIntegral = 0.0
     /// Set when the last `append` restarted the stream (first sample or a long gap).
     private(set) var didRestart = false
@@ -29,7 +32,9 @@ struct UniformResampler: Sendable {
     }
 
     /// End time of the output value that `nextOutput()` returns next, in seconds.
-    var nextOutputTimeSeconds: Double { binStartTime + periodSeconds }
+    var nextOutputTimeSeconds: Double { binEnd }
+
+    private var binEnd: Double { originTime + Double(binIndex + 1) * periodSeconds }
 
     /// Takes one input sample. Samples at or before the previous one are ignored.
     mutating func append(timeSeconds: Double, value: Double) {
@@ -43,7 +48,8 @@ struct UniformResampler: Sendable {
             segmentEndTime = timeSeconds
             segmentEndValue = value
             cursorTime = timeSeconds
-            binStartTime = timeSeconds
+            originTime = timeSeconds
+            binIndex = 0
             binIntegral = 0
             return
         }
@@ -58,12 +64,12 @@ struct UniformResampler: Sendable {
     /// The next fixed-rate value completed by the samples so far, or nil.
     mutating func nextOutput() -> Double? {
         guard hasSample else { return nil }
-        let binEnd = binStartTime + periodSeconds
-        if binEnd <= segmentEndTime {
-            binIntegral += integral(from: cursorTime, to: binEnd)
+        let end = binEnd
+        if end <= segmentEndTime {
+            binIntegral += integral(from: cursorTime, to: end)
             let mean = binIntegral / periodSeconds
-            binStartTime = binEnd
-            cursorTime = binEnd
+            binIndex += 1
+            cursorTime = end
             binIntegral = 0
             return mean
         }

@@ -20,10 +20,13 @@
 struct WalkingBoutTracker: Sendable {
     struct Settings: Sendable, Equatable {
         var chainCapacity = 16
-        var stepsToConfirm = 6
+        var stepsToConfirm = 7
         var stepsToResume = 4
         var intervalTolerance = 0.3
-        var minimumStepIntervalSeconds = 0.3
+        var minimumStepIntervalSeconds = 0.375
+        var minimumMedianAmplitudeG = 0.1
+        var maximumFasterPeriodicity = 0.3
+        var minimumHalfPeriodicity = 0.35
         var maximumStepIntervalSeconds = 2.2
         var minimumPeriodicity = 0.5
         var minimumPeriodicityToResume = 0.2
@@ -58,6 +61,10 @@ struct WalkingBoutTracker: Sendable {
     private var lastStepAmplitude = 0.0
     private var intervals = RecentValues(capacity: 6)
     private var middles = RecentValues(capacity: 4)
+    /// Sample indices of the last 5 steps seen, for the stride check while following.
+    private var recentStepIndices = RecentValues(capacity: 5)
+    /// Recent step intervals for the published cadence, seconds.
+    private var cadenceIntervals = RecentValues(capacity: 8)
     private var sawMiddle = false
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
@@ -71,6 +78,21 @@ struct WalkingBoutTracker: Sendable {
         sequence = [Int](repeating: -1, count: n)
         chainLength = [Int16](repeating: 0, count: n * n)
         scratchChain = [Int](repeating: 0, count: n)
+    }
+
+    /// Elements held in the tracker's buffers (fixed at init).
+    var bufferElementCount: Int {
+        times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count
+            + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity
+    }
+
+    /// Steps per minute over the last 8 step intervals: their mean after dropping those more
+    /// than 20 % from their median (a missed or doubled step); 0 when not walking.
+    mutating func cadenceStepsPerMinute() -> Double {
+        guard isWalking, cadenceIntervals.count > 0 else { return 0 }
+        let median = cadenceIntervals.median()
+        let mean = cadenceIntervals.mean(within: 0.2 * median, of: median)
+        return mean > 0 ? 60 / mean : 0
     }
 
     /// Time of the last counted step, in seconds (meaningful while walking).
@@ -90,15 +112,17 @@ struct WalkingBoutTracker: Sendable {
     }
 
     /// Feeds one candidate; returns the number of steps it completes (0 or more).
-    mutating func process(_ candidate: StepCandidate, history: SignalHistory) -> Int {
+    /// `history` is the band-passed signal (0.5-3 Hz); `highBand` the same above 1.2 Hz, where
+    /// the step rhythm shows even when the arm swing (at the stride rate) dominates.
+    mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory) -> Int {
         advance(to: candidate.timeSeconds)
-        if isWalking { return follow(candidate) }
-        return search(candidate, history: history)
+        if isWalking { return follow(candidate, highBand: highBand) }
+        return search(candidate, history: history, highBand: highBand)
     }
 
     // MARK: Following
 
-    private mutating func follow(_ candidate: StepCandidate) -> Int {
+    private mutating func follow(_ candidate: StepCandidate, highBand: SignalHistory) -> Int {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
         if dt < settings.earliestStepFraction * t {
@@ -114,17 +138,37 @@ struct WalkingBoutTracker: Sendable {
         lastStepTime = candidate.timeSeconds
         lastStepAmplitude = candidate.amplitudeG
         intervals.append(dt / Double(n))
+        cadenceIntervals.append(dt / Double(n))
         stepPeriodSeconds = intervals.median()
         middles.append(sawMiddle ? 1 : 0)
         sawMiddle = false
         if middles.count == 4, middles.sum >= 3, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds {
             steps += Int(middles.sum)
-            stepPeriodSeconds /= 2
-            intervals.removeAll()
-            intervals.append(stepPeriodSeconds)
-            middles.removeAll()
+            halvePeriod()
+            return steps
+        }
+        // The last 4 intervals also repeat at half the period in the high band: they were
+        // strides, each hiding one step.
+        recentStepIndices.append(Double(candidate.sampleIndex))
+        if recentStepIndices.count == 5, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds {
+            let start = Int(recentStepIndices.minimum) - 2
+            let lag = Int((stepPeriodSeconds / 2 * settings.sampleRateHz).rounded())
+            if highBand.correlation(start: start, end: candidate.sampleIndex + 2, lagSamples: lag) >= settings.minimumHalfPeriodicity {
+                steps += 4
+                halvePeriod()
+            }
         }
         return steps
+    }
+
+    private mutating func halvePeriod() {
+        stepPeriodSeconds /= 2
+        intervals.removeAll()
+        intervals.append(stepPeriodSeconds)
+        cadenceIntervals.removeAll()
+        cadenceIntervals.append(stepPeriodSeconds)
+        middles.removeAll()
+        recentStepIndices.removeAll()
     }
 
     private mutating func endBout() {
@@ -132,6 +176,27 @@ struct WalkingBoutTracker: Sendable {
         boutEndTime = lastStepTime
         boutEndPeriod = stepPeriodSeconds
         oldestUsableSequence = nextSequence
+    }
+
+    /// Steps before the confirmed chain that keep its rhythm (a gap in the data or a stray
+    /// peak broke the chain there): followed backwards as `follow` does forwards.
+    private func extendBackwards(from first: Int, lowest: Int, period: Double) -> Int {
+        var steps = 0
+        var previous = times[slot(first)]
+        var q = first - 1
+        while q >= lowest {
+            let dt = previous - times[slot(q)]
+            q -= 1
+            if dt < settings.earliestStepFraction * period { continue }
+            let n = Int((dt / period).rounded())
+            if n >= 1, n <= settings.maximumMissedSteps + 1, abs(dt - Double(n) * period) <= (settings.latestStepFraction - 1) * period {
+                steps += n
+                previous = times[slot(q + 1)]
+                continue
+            }
+            if dt > (Double(settings.maximumMissedSteps) + 1.5) * period { break }
+        }
+        return steps
     }
 
     // MARK: Searching
@@ -146,7 +211,7 @@ struct WalkingBoutTracker: Sendable {
         abs(interval - previous) <= settings.intervalTolerance * 0.5 * (interval + previous)
     }
 
-    private mutating func search(_ candidate: StepCandidate, history: SignalHistory) -> Int {
+    private mutating func search(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory) -> Int {
         let capacity = settings.chainCapacity
         let newest = nextSequence
         nextSequence += 1
@@ -177,11 +242,11 @@ struct WalkingBoutTracker: Sendable {
         }
         let recent = candidate.timeSeconds - boutEndTime <= settings.resumeWindowSeconds
         guard bestLength >= (recent ? settings.stepsToResume : settings.stepsToConfirm) else { return 0 }
-        return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent, history: history)
+        return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent, history: history, highBand: highBand)
     }
 
     /// Rebuilds the best chain ending at `newest` and checks it; returns the steps released.
-    private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory) -> Int {
+    private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory, highBand: SignalHistory) -> Int {
         let capacity = settings.chainCapacity
         let lowest = max(oldestUsableSequence, newest - capacity + 1)
         // Walk back through the chain, newest first.
@@ -203,7 +268,8 @@ struct WalkingBoutTracker: Sendable {
             b = next
         }
         scratchChain[0 ..< members].reverse()
-        guard members >= 2 else { return 0 }
+        // Chain lengths are inherited from candidates that may have left the ring.
+        guard members >= (recent ? settings.stepsToResume : settings.stepsToConfirm) else { return 0 }
 
         // Period: the median interval.
         var periods = RecentValues(capacity: capacity)
@@ -215,6 +281,9 @@ struct WalkingBoutTracker: Sendable {
             if m > 0 { periods.append(times[slot(scratchChain[m])] - times[slot(scratchChain[m - 1])]) }
         }
         let period = periods.median()
+        var heights = RecentValues(capacity: capacity)
+        for m in 0 ..< members { heights.append(amplitudes[slot(scratchChain[m])]) }
+        guard heights.median() >= settings.minimumMedianAmplitudeG else { return 0 }
         let meanAmplitude = amplitudeSum / Double(members)
         let amplitudeVariance = max(amplitudeSquares / Double(members) - meanAmplitude * meanAmplitude, 0)
         let amplitudeVariation = meanAmplitude > 0 ? amplitudeVariance.squareRoot() / meanAmplitude : .infinity
@@ -225,6 +294,13 @@ struct WalkingBoutTracker: Sendable {
         let lag = Int((period * settings.sampleRateHz).rounded())
         let periodicity = max(history.correlation(start: start, end: end, lagSamples: lag),
                               history.correlation(start: start, end: end, lagSamples: 2 * lag))
+        // A chain that skips every other peak of a faster rhythm (scrubbing, shaking) is not
+        // walking: the signal then also repeats at a half or a third of the chain's period.
+        if period / 2 < settings.minimumStepIntervalSeconds {
+            let fast = max(history.correlation(start: start, end: end, lagSamples: Int((Double(lag) / 2).rounded())),
+                           history.correlation(start: start, end: end, lagSamples: Int((Double(lag) / 3).rounded())))
+            if fast >= settings.maximumFasterPeriodicity { return 0 }
+        }
 
         let accepted: Bool
         if recent {
@@ -255,16 +331,32 @@ struct WalkingBoutTracker: Sendable {
             }
             if found { middlesFound += 1 }
         }
-        if Double(middlesFound) >= 0.75 * Double(members - 1), period / 2 >= settings.minimumStepIntervalSeconds {
-            steps += middlesFound
-            stepPeriod = period / 2
+        var halved = false
+        if period / 2 >= settings.minimumStepIntervalSeconds {
+            if Double(middlesFound) >= 0.75 * Double(members - 1) {
+                halved = true
+                steps += middlesFound
+            } else if highBand.correlation(start: start, end: end, lagSamples: Int((Double(lag) / 2).rounded())) >= settings.minimumHalfPeriodicity {
+                // The high band repeats at half the chain's period: the chain went stride by stride.
+                halved = true
+                steps += members - 1
+            }
+            if halved { stepPeriod = period / 2 }
         }
+        cadenceIntervals.removeAll()
+        for m in 1 ..< members {
+            let interval = times[slot(scratchChain[m])] - times[slot(scratchChain[m - 1])]
+            cadenceIntervals.append(halved ? interval / 2 : interval)
+        }
+
+        steps += extendBackwards(from: scratchChain[0], lowest: lowest, period: stepPeriod)
 
         isWalking = true
         stepPeriodSeconds = stepPeriod
         intervals.removeAll()
         intervals.append(stepPeriod)
         middles.removeAll()
+        recentStepIndices.removeAll()
         sawMiddle = false
         let newestSlot = slot(newest)
         lastStepTime = times[newestSlot]
