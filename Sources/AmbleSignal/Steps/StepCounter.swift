@@ -1,17 +1,21 @@
 /// A streaming step counter: one accelerometer sample in at a time, constant memory.
 ///
 /// The pipeline (see docs/steps.md):
-/// 1. |a| (3-axis) or the magnitude itself, resampled to 25 Hz by box-averaging the
-///    piecewise-linear signal: any input rate from 12.5 to 125 Hz, irregular intervals, gaps
-///    up to `maximumGapSeconds` bridged. The magnitude does not depend on how the band is worn.
-/// 2. Band-pass 0.5-3 Hz (2nd-order Butterworth high-pass and low-pass): steps from 30 to
-///    200 per minute pass; gravity, posture drift and vibration above 3 Hz do not.
+/// 1. |a| (from 3 axes, or the magnitude a magnitude-only sensor gives), resampled to 25 Hz
+///    by box-averaging the piecewise-linear signal: any input rate from 12.5 to 125 Hz,
+///    irregular intervals, gaps up to `maximumGapSeconds` bridged. The magnitude does not
+///    depend on how the band is worn.
+/// 2. Band-pass 0.5-3 Hz (2nd-order Butterworth high-pass and low-pass): gravity, posture
+///    drift and vibration above 3 Hz go. A second band, 1.2-4 Hz, keeps the step rhythm
+///    apart from the arm swing at the stride rate.
 /// 3. Peaks with adaptive hysteresis are step candidates (`StepCandidateDetector`).
 /// 4. `WalkingBoutTracker` confirms bouts by rhythm, periodicity and peak likeness, releases
-///    the held steps of a confirmed bout all at once, and follows its rhythm.
+///    the held steps of a confirmed bout all at once, decides step or stride, and follows
+///    the rhythm.
 ///
-/// Cadence is the tracker's step period as steps per minute, published once per second of
-/// sample time, and 0 when no bout is under way.
+/// Cadence is the mean of the last 8 step intervals (those within 20 % of their median) as
+/// steps per minute, published once per second of sample time, and 0 when no bout is under
+/// way.
 public struct StepCounter: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Smallest rise of a peak that can be a step, in g (sensor noise floor).

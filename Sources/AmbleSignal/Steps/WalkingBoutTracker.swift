@@ -3,41 +3,75 @@
 ///
 /// **Confirming a bout.** The last `chainCapacity` candidates are searched for the longest
 /// chain whose successive intervals agree within `intervalTolerance` (a candidate may be
-/// skipped, so a stray peak does not break the chain). A chain of `stepsToConfirm` or more is
-/// a bout when the signal over it repeats at the chain's period or at twice it (a step or a
-/// stride: left and right steps may differ on the wrist) with correlation at least
-/// `minimumPeriodicity`, and the peaks are alike (coefficient of variation of amplitudes at
-/// most `maximumAmplitudeVariation`). All the chain's steps are then released at once, none
-/// dropped. Shortly after a bout (`resumeWindowSeconds`), a shorter chain at a similar period
-/// resumes walking with looser checks: people pause, turn and look at their wrist mid-walk.
+/// skipped, so a stray peak does not break the chain). A chain of `stepsToConfirm` or more
+/// is a bout when
+/// - its peaks are steps' size: median rise at least `minimumMedianAmplitudeG`;
+/// - they are alike: coefficient of variation of their rises at most
+///   `maximumAmplitudeVariation` (gestures and bumps come in all sizes);
+/// - the band-passed signal over the chain repeats at the chain's period or at twice it
+///   (a step or a stride: left and right steps may differ on the wrist), correlation at
+///   least `minimumPeriodicity`;
+/// - it is not every other peak of a faster rhythm (scrubbing, shaking): when half the
+///   period is shorter than a step can be, the signal must not also repeat at a half or a
+///   third of the period (`maximumFasterPeriodicity`).
+///
+/// All the chain's steps are then released at once, none dropped, together with the
+/// candidates just before it that keep its rhythm (a data gap or a stray peak broke the
+/// chain there). Within `resumeWindowSeconds` after a bout, a shorter chain
+/// (`stepsToResume`) at a similar period resumes walking with looser checks: people pause,
+/// turn and look at their wrist mid-walk.
+///
+/// **Step or stride.** When the arm swing dominates, one peak per stride stands out and a
+/// chain follows strides. The period is halved, counting the steps in between, when most
+/// intervals hold a candidate near their middle, or when the high band (above the stride
+/// rate) repeats at half the period (`minimumHalfPeriodicity`); both at confirmation and
+/// every step while following.
 ///
 /// **Following a bout.** With step period T, the next candidate between 0.65 T and 1.4 T
 /// after the last step is a step; one near 2 T or 3 T also counts the 1 or 2 steps missed in
 /// between (a weak step the detector did not see). Candidates in between are not steps.
-/// When most intervals hold a candidate near their middle, T was a stride (one peak per
-/// stride stood out) and is halved, counting those middle peaks. With no fitting candidate
-/// for 3.5 T, the bout ends.
+/// With no fitting candidate for 3.5 T, the bout ends.
 struct WalkingBoutTracker: Sendable {
     struct Settings: Sendable, Equatable {
+        /// Candidates searched for a chain (fixed memory: this squared chain lengths).
         var chainCapacity = 16
+        /// Chain length that confirms a bout from rest, steps.
         var stepsToConfirm = 7
+        /// Chain length that resumes a bout shortly after one, steps.
         var stepsToResume = 4
+        /// Largest difference of successive intervals in a chain, as a fraction of their mean.
         var intervalTolerance = 0.3
+        /// Shortest step interval, seconds (160 steps/min).
         var minimumStepIntervalSeconds = 0.375
-        var minimumMedianAmplitudeG = 0.1
-        var maximumFasterPeriodicity = 0.3
-        var minimumHalfPeriodicity = 0.35
+        /// Longest step interval, seconds (about 27 steps/min).
         var maximumStepIntervalSeconds = 2.2
+        /// Smallest median rise of a chain's peaks, g.
+        var minimumMedianAmplitudeG = 0.12
+        /// Smallest correlation (-1...1) of the signal with itself a step or a stride later.
         var minimumPeriodicity = 0.5
+        /// The same, to resume a bout.
         var minimumPeriodicityToResume = 0.2
+        /// Largest coefficient of variation of a chain's peak rises.
         var maximumAmplitudeVariation = 0.4
+        /// The same, to resume a bout.
         var maximumAmplitudeVariationToResume = 0.6
+        /// Largest correlation at a half or a third of the period for a chain whose half
+        /// period is shorter than a step.
+        var maximumFasterPeriodicity = 0.3
+        /// Smallest high-band correlation at half the period that makes the period a stride.
+        var minimumHalfPeriodicity = 0.35
+        /// How long after a bout a shorter chain may resume it, seconds.
         var resumeWindowSeconds = 10.0
+        /// Earliest and latest next step, as fractions of the step period.
         var earliestStepFraction = 0.65
         var latestStepFraction = 1.4
+        /// Steps that may be missed in a row and still be counted when the rhythm goes on.
         var maximumMissedSteps = 2
+        /// Where a candidate sits in an interval, as a fraction, to count as its middle.
         var middleRange: ClosedRange<Double> = 0.3 ... 0.7
+        /// Smallest rise of a middle candidate, as a fraction of the step before it.
         var middleAmplitudeFraction = 0.25
+        /// Rate of the filtered signals, Hz.
         var sampleRateHz = 25.0
     }
 
