@@ -108,7 +108,11 @@ let package = Package(
             "AmbleSync", "AmbleLinux", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
         ]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard"]),
-        .testTarget(name: "AmbleBandTests", dependencies: ["AmbleBand", "AmbleCLI"]),
+        .testTarget(name: "AmbleBandTests", dependencies: [
+            "AmbleBand", "AmbleCLI", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+            "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleHardware"]),
     ]
 )

@@ -25,14 +25,19 @@ public final class Band {
     let clock: any BandClock
     let console: Console
     let logger: Logger
-    let store: BandStore
-    let identity: BandIdentity
+    public let store: BandStore
+    public let identity: BandIdentity
     let accelerometer: SensorChannel<AccelerometerBatch>
     let heartRateSensor: SensorChannel<OpticalBatch>?
     let motor: VibrationMotor
+    /// The OLED, when the board has one.
+    public let display: SSD1306?
+    var displayDrawnScreen: Screen?
+    var displayRetrySeconds = -Double.infinity
+    var displayFailed = false
     var buttons: [ButtonInput]
     var practice: PracticeMachine
-    let simulation: SimulatedBoard?
+    public let simulation: SimulatedBoard?
     let sync: SyncService?
     let signals: SignalWatcher?
     let keyboard: RawKeyboard?
@@ -65,7 +70,7 @@ public final class Band {
     var scriptEnded = false
 
     init(clock: any BandClock, console: Console, logger: Logger, store: BandStore, identity: BandIdentity,
-         accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?,
+         accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?, display: SSD1306?,
          motor: VibrationMotor, motorStrength: Double, buttons: [ButtonInput], practice: PracticeMachine,
          simulation: SimulatedBoard?, sync: SyncService?, signals: SignalWatcher?, keyboard: RawKeyboard?,
          script: ScenarioScript?, exitAfterScript: Bool) {
@@ -76,6 +81,7 @@ public final class Band {
         self.identity = identity
         self.accelerometer = accelerometer
         self.heartRateSensor = heartRateSensor
+        self.display = display
         self.motor = motor
         self.buttons = buttons
         self.practice = practice
@@ -101,14 +107,74 @@ public final class Band {
     /// Runs until SIGTERM/SIGINT (or the script's end with `exitAfterScript`); the session under
     /// way is closed and stored first. Returns the exit status.
     public func run() -> Int32 {
-        perform(practice.start(), now: clock.nowSeconds)
-        while !stopRequested {
-            tick()
-            sleepUntilSomethingIsDue()
+        startIfNeeded()
+        if let manual = clock as? ManualClock {
+            runPaced(manual)
+        } else {
+            while !stopRequested {
+                tick()
+                sleepUntilSomethingIsDue()
+            }
         }
         shutDown()
         return 0
     }
+
+    /// Band time runs this many times faster than real time on a paced (simulated) clock.
+    public var speed: Double = 1
+
+    /// The simulated board's loop: band time advances in fixed ticks and waits for real time
+    /// to catch up at `speed`. A process that is descheduled pauses band time instead of
+    /// skipping it, so no emulated FIFO overflows because the host was busy.
+    private func runPaced(_ manual: ManualClock, tickSeconds: Double = 0.01) {
+        let real = SystemClock()
+        let realStart = real.nowSeconds
+        let bandStart = manual.nowSeconds
+        while !stopRequested {
+            tick()
+            manual.advance(bySeconds: tickSeconds)
+            let due = realStart + (manual.nowSeconds - bandStart) / speed
+            let wait = due - real.nowSeconds
+            if wait > 0 {
+                _ = waitForReadable(pollDescriptors, timeoutSeconds: wait)
+            } else if wait < -1 {
+                // Far behind (a slow host at a high speed): the schedule moves, time does not jump.
+                _ = waitForReadable(pollDescriptors, timeoutSeconds: 0)
+            }
+        }
+    }
+
+    var pollDescriptors: [Int32] {
+        var descriptors = sync?.pollDescriptors ?? []
+        descriptors += buttons.compactMap { $0.line.pollDescriptor }
+        if let keyboard { descriptors.append(keyboard.pollDescriptor) }
+        if let signals { descriptors.append(signals.pollDescriptor) }
+        return descriptors
+    }
+
+    /// Runs on a clock that moves only when told: ticks every `tickSeconds` of band time for
+    /// `seconds`, without sleeping (tests, and simulations as fast as the machine goes).
+    /// Returns early when stopped; call `shutDown()` to close the session under way.
+    public func run(advancing clock: ManualClock, forBandSeconds seconds: Double, tickSeconds: Double = 0.01) {
+        precondition(clock === self.clock, "the band must have been built on this clock")
+        startIfNeeded()
+        let end = clock.nowSeconds + seconds
+        while !stopRequested && clock.nowSeconds < end {
+            tick()
+            clock.advance(bySeconds: tickSeconds)
+        }
+    }
+
+    private var started = false
+
+    private func startIfNeeded() {
+        guard !started else { return }
+        started = true
+        perform(practice.start(), now: clock.nowSeconds)
+    }
+
+    /// Whether the band was asked to stop (signal, `q`, or the script's end).
+    public var isStopped: Bool { stopRequested }
 
     /// One time round the loop, at the clock's current time.
     func tick() {
@@ -131,6 +197,7 @@ public final class Band {
             stopRequested = true
         }
         drawStatus(now: now)
+        drawDisplay(now: now)
     }
 
     // MARK: Sensors
@@ -299,21 +366,35 @@ public final class Band {
         console.status(line, key: StatusLine.key(screen), now: now)
     }
 
+    /// Redraws the OLED when the screen changed. A display that fails is set up again every
+    /// few seconds (after a power glitch it needs its init sequence); it never stops the band.
+    func drawDisplay(now: Double) {
+        guard let display, screen != displayDrawnScreen || displayFailed, now >= displayRetrySeconds else { return }
+        ScreenRenderer.draw(screen, bandSeconds: now - startSeconds, into: &display.framebuffer)
+        do {
+            if displayDrawnScreen == nil || displayFailed { try display.configure() }
+            _ = try display.flush()
+            if displayFailed { logger.notice("display works again") }
+            displayFailed = false
+            displayDrawnScreen = screen
+        } catch {
+            if !displayFailed { logger.error("display: \(error); retrying every 5 s") }
+            displayFailed = true
+            displayRetrySeconds = now + 5
+        }
+    }
+
     func sleepUntilSomethingIsDue() {
         let now = clock.nowSeconds
         var wake = min(nextSensorRead, nextSecond)
         if let change = haptics.nextChangeSeconds(after: now) { wake = min(wake, change) }
         if let step = script.first { wake = min(wake, step.timeSeconds) }
         if buttons.contains(where: { (try? $0.line.isActive()) == true }) { wake = min(wake, now + 0.01) }
-        let realWait = clock.realSeconds(forBandSeconds: max(0, wake - now))
-        var descriptors = sync?.pollDescriptors ?? []
-        descriptors += buttons.compactMap { $0.line.pollDescriptor }
-        if let keyboard { descriptors.append(keyboard.pollDescriptor) }
-        if let signals { descriptors.append(signals.pollDescriptor) }
-        _ = waitForReadable(descriptors, timeoutSeconds: min(realWait, 0.5))
+        _ = waitForReadable(pollDescriptors, timeoutSeconds: min(max(0, wake - now), 0.5))
     }
 
-    func shutDown() {
+    /// Closes the session under way, stores it, stops the motor and the sync link.
+    public func shutDown() {
         perform(practice.finish(unixSeconds: clock.unixSeconds), now: clock.nowSeconds)
         try? motor.set(running: false)
         sync?.close()

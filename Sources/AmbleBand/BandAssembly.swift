@@ -30,6 +30,8 @@ public struct BandOptions: Sendable {
     public var exitAfterScript = false
     /// Read buttons from the keyboard (simulated board on a terminal).
     public var keyboard = true
+    /// Stop cleanly on SIGTERM and SIGINT (off in tests that build several bands).
+    public var watchSignals = true
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory
@@ -51,7 +53,9 @@ public struct BandStartError: Error, CustomStringConvertible {
 
 /// The composition root: builds a band from its board file. Nothing else creates hardware.
 public enum BandAssembly {
-    public static func build(board: BoardConfiguration, options: BandOptions, console: Console, logger: Logger) throws -> Band {
+    /// Builds the band `board` describes. `clock` replaces the system clock on the simulated
+    /// board (a `ManualClock` for tests).
+    public static func build(board: BoardConfiguration, options: BandOptions, console: Console, logger: Logger, clock: (any BandClock)? = nil) throws -> Band {
         if board.platform == .linux && options.speed != 1 {
             throw BandStartError("--speed is for the simulated board only; \(board.file) is real hardware")
         }
@@ -77,7 +81,10 @@ public enum BandAssembly {
 
         let hardware: Hardware
         switch board.platform {
-        case .sim: hardware = try simulatedHardware(board: board, speed: options.speed)
+        case .sim:
+            // Simulated time is paced by the band's loop (see Band.runPaced), starting at the
+            // wall-clock time now so sessions carry real dates.
+            hardware = try simulatedHardware(board: board, clock: clock ?? ManualClock(startSeconds: 0, unixOriginSeconds: SystemClock().unixSeconds))
         case .linux: hardware = try linuxHardware(board: board)
         }
 
@@ -121,17 +128,20 @@ public enum BandAssembly {
         let keyboard = board.platform == .sim && options.keyboard && console.isTerminal ? RawKeyboard() : nil
         if keyboard != nil { console.line(SimulatedBoard.keyHelp) }
 
-        return Band(clock: hardware.clock, console: console, logger: logger, store: store, identity: identity,
-                    accelerometer: accelerometerChannel, heartRateSensor: heartRateChannel,
+        let band = Band(clock: hardware.clock, console: console, logger: logger, store: store, identity: identity,
+                    accelerometer: accelerometerChannel, heartRateSensor: heartRateChannel, display: hardware.display,
                     motor: VibrationMotor(line: hardware.motor), motorStrength: board.motorStrength, buttons: buttons, practice: practice,
-                    simulation: hardware.simulation, sync: sync, signals: SignalWatcher(), keyboard: keyboard,
+                    simulation: hardware.simulation, sync: sync, signals: options.watchSignals ? SignalWatcher() : nil, keyboard: keyboard,
                     script: script, exitAfterScript: options.exitAfterScript)
+        band.speed = options.speed
+        return band
     }
 
     struct Hardware {
         var clock: any BandClock
         var accelerometer: any Accelerometer
         var heartRate: MAX30102?
+        var display: SSD1306?
         var motor: any GPIOOutput
         var buttons: [any GPIOInput]
         var simulation: SimulatedBoard?
@@ -139,8 +149,7 @@ public enum BandAssembly {
 
     // MARK: The simulated board
 
-    static func simulatedHardware(board: BoardConfiguration, speed: Double) throws -> Hardware {
-        let clock = SystemClock(speed: speed)
+    static func simulatedHardware(board: BoardConfiguration, clock: any BandClock) throws -> Hardware {
         guard let simulation = board.simulation else { throw BandStartError("\(board.file): the simulated board needs a [simulation] table") }
         let accelerationSource: any AccelerationSource
         let ppgSource: any PPGSource
@@ -170,11 +179,25 @@ public enum BandAssembly {
         }
         let spec = board.accelerometer
         let accelerometerBus = bus(spec.bus)
-        guard spec.chip == "lis3dh" || spec.chip == "lis2dh12" else {
-            throw BandStartError("\(board.file): accelerometer.chip: the simulated board emulates lis3dh and lis2dh12")
+        let emulator: any I2CDeviceEmulator
+        switch AccelerometerChip(boardName: spec.chip) {
+        case .lis3dh, .lis2dh12: emulator = LIS3DHEmulator(clock: clock, source: accelerationSource)
+        case .adxl345: emulator = ADXL345Emulator(clock: clock, source: accelerationSource)
+        case .mpu6050: emulator = MPU6050Emulator(clock: clock, source: accelerationSource)
+        case nil: throw BandStartError("\(board.file): accelerometer.chip: \(spec.chip) is not emulated")
         }
-        accelerometerBus.attach(LIS3DHEmulator(clock: clock, source: accelerationSource), at: spec.address)
-        let accelerometer = try LIS3DH(bus: accelerometerBus, address: spec.address, rangeG: spec.rangeG, sampleRateHz: spec.rateHz)
+        accelerometerBus.attach(emulator, at: spec.address)
+        let accelerometer = try accelerometerDriver(board: board, bus: accelerometerBus)
+
+        var display: SSD1306?
+        var panel: SSD1306Emulator?
+        if let spec = board.display {
+            let displayBus = bus(spec.bus)
+            let emulated = SSD1306Emulator()
+            displayBus.attach(emulated, at: spec.address)
+            panel = emulated
+            display = SSD1306(bus: displayBus, address: spec.address)
+        }
 
         var heartRate: MAX30102?
         if let hr = board.heartRate {
@@ -184,10 +207,10 @@ public enum BandAssembly {
         }
 
         let motor = SimulatedGPIOOutput(lineName: "MOTOR", clock: clock)
-        let board_ = SimulatedBoard(clock: clock, bus: accelerometerBus, synthetic: synthetic, motorLine: motor,
+        let board_ = SimulatedBoard(clock: clock, bus: accelerometerBus, synthetic: synthetic, motorLine: motor, displayPanel: panel,
                                     buttonRoles: board.buttons.map(\.role), accelerometerAddress: spec.address, heartRateAddress: board.heartRate?.address)
         let buttons: [any GPIOInput] = board.buttons.map { board_.buttonLines[$0.role]! }
-        return Hardware(clock: clock, accelerometer: accelerometer, heartRate: heartRate, motor: motor, buttons: buttons, simulation: board_)
+        return Hardware(clock: clock, accelerometer: accelerometer, heartRate: heartRate, display: display, motor: motor, buttons: buttons, simulation: board_)
     }
 
     // MARK: Real hardware
@@ -196,15 +219,18 @@ public enum BandAssembly {
         let clock = SystemClock()
         // Buses open lazily inside the drivers' set-up, so a missing bus is a sensor fault the
         // band survives (and keeps retrying), with the message that says how to enable I2C.
-        let spec = board.accelerometer
-        let accelerometer: any Accelerometer
-        guard spec.chip == "lis3dh" || spec.chip == "lis2dh12" else {
-            throw BandStartError("\(board.file): accelerometer.chip: \(spec.chip) is not supported yet; use lis3dh or lis2dh12")
+        var buses: [String: LazyLinuxI2CBus] = [:]
+        func bus(_ spec: BoardConfiguration.I2CBusSpec) -> LazyLinuxI2CBus {
+            if let existing = buses[spec.devicePath] { return existing }
+            let made = LazyLinuxI2CBus(path: spec.devicePath)
+            buses[spec.devicePath] = made
+            return made
         }
-        accelerometer = try LIS3DH(bus: LazyLinuxI2CBus(path: spec.bus.devicePath), address: spec.address, rangeG: spec.rangeG, sampleRateHz: spec.rateHz)
+        let accelerometer = try accelerometerDriver(board: board, bus: bus(board.accelerometer.bus), pause: sleepSeconds)
         let heartRate = try board.heartRate.map { hr in
-            try MAX30102(bus: LazyLinuxI2CBus(path: hr.bus.devicePath), address: hr.address, sampleRateHz: hr.rateHz, averaging: hr.averaging, ledCurrentMilliAmps: hr.ledCurrentMilliAmps)
+            try MAX30102(bus: bus(hr.bus), address: hr.address, sampleRateHz: hr.rateHz, averaging: hr.averaging, ledCurrentMilliAmps: hr.ledCurrentMilliAmps)
         }
+        let display = board.display.map { SSD1306(bus: bus($0.bus), address: $0.address) }
         let motor: any GPIOOutput
         do {
             motor = try LinuxGPIOOutput(address: lineAddress(board.motor), activeLow: board.motor.activeLow)
@@ -219,7 +245,17 @@ public enum BandAssembly {
                 throw BandStartError("\(board.file): button \"\(spec.role)\": \(error)")
             }
         }
-        return Hardware(clock: clock, accelerometer: accelerometer, heartRate: heartRate, motor: motor, buttons: buttons, simulation: nil)
+        return Hardware(clock: clock, accelerometer: accelerometer, heartRate: heartRate, display: display, motor: motor, buttons: buttons, simulation: nil)
+    }
+
+    /// The accelerometer driver the board file names.
+    static func accelerometerDriver(board: BoardConfiguration, bus: any I2CBus, pause: @escaping (Double) -> Void = { _ in }) throws -> any Accelerometer {
+        let spec = board.accelerometer
+        do {
+            return try makeAccelerometer(chip: spec.chip, bus: bus, address: spec.address, rangeG: spec.rangeG, sampleRateHz: spec.rateHz, pause: pause)
+        } catch {
+            throw BandStartError("\(board.file): accelerometer: \(error)")
+        }
     }
 
     static func lineAddress(_ spec: BoardConfiguration.LineSpec) -> GPIOLineAddress {

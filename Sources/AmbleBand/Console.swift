@@ -12,10 +12,13 @@ public final class Console: Sendable {
     }
 
     public let isTerminal: Bool
+    /// Print nothing (tests).
+    public let isSilent: Bool
     private let state = Mutex(State())
 
-    public init(isTerminal: Bool) {
+    public init(isTerminal: Bool, silent: Bool = false) {
         self.isTerminal = isTerminal
+        isSilent = silent
     }
 
     /// Shows the band's status. Without a terminal a line is printed when `key` changes or
@@ -25,11 +28,11 @@ public final class Console: Sendable {
             if isTerminal {
                 guard line != s.statusLine else { return }
                 s.statusLine = line
-                Self.write("\r\u{1B}[2K" + line)
+                write("\r\u{1B}[2K" + line)
             } else if key != s.lastPrintedKey || now - s.lastPrintedTime >= everySeconds {
                 s.lastPrintedKey = key
                 s.lastPrintedTime = now
-                Self.write(line + "\n")
+                write(line + "\n")
             }
         }
     }
@@ -38,9 +41,9 @@ public final class Console: Sendable {
     public func line(_ text: String) {
         state.withLock { s in
             if isTerminal {
-                Self.write("\r\u{1B}[2K" + text + "\n" + s.statusLine)
+                write("\r\u{1B}[2K" + text + "\n" + s.statusLine)
             } else {
-                Self.write(text + "\n")
+                write(text + "\n")
             }
         }
     }
@@ -48,13 +51,13 @@ public final class Console: Sendable {
     /// Leaves the status line in place and moves below it (at exit).
     public func finish() {
         state.withLock { s in
-            if isTerminal && !s.statusLine.isEmpty { Self.write("\n") }
+            if isTerminal && !s.statusLine.isEmpty { write("\n") }
             s.statusLine = ""
         }
     }
 
-    private static func write(_ text: String) {
-        writeStandardOutput(text)
+    private func write(_ text: String) {
+        if !isSilent { writeStandardOutput(text) }
     }
 }
 

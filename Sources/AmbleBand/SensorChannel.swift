@@ -64,7 +64,7 @@ final class SensorChannel<Batch> {
                 return nil
             } catch {
                 if health == .starting {
-                    logger.error("\(name) is not working: \(error). The band goes on without it and keeps trying.")
+                    logger.error("\(name) is not working; the band goes on without it and keeps trying. \(error)")
                     health = .down(sinceSeconds: now)
                 }
                 nextRetrySeconds = now + retrySeconds
@@ -92,7 +92,7 @@ final class SensorChannel<Batch> {
             failuresInARow += 1
             gap = true
             if failuresInARow >= failuresBeforeDown, let lastError {
-                logger.error("\(name) stopped answering: \(lastError). Retrying every \(Int(retrySeconds)) s.")
+                logger.error("\(name) stopped answering; retrying every \(Int(retrySeconds)) s. \(lastError)")
                 markDown(now: now, retryAt: now + retrySeconds)
             }
             return nil

@@ -10,11 +10,14 @@ public final class SimulatedBoard {
     public let bus: EmulatedI2CBus
     public let synthetic: SyntheticWearer?
     public let motorLine: SimulatedGPIOOutput
+    /// The emulated OLED, when the board has a display.
+    public let displayPanel: SSD1306Emulator?
     public private(set) var buttonLines: [String: SimulatedGPIOInput] = [:]
     let accelerometerAddress: I2CAddress
     let heartRateAddress: I2CAddress?
 
-    init(clock: any BandClock, bus: EmulatedI2CBus, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, buttonRoles: [String], accelerometerAddress: I2CAddress, heartRateAddress: I2CAddress?) {
+    init(clock: any BandClock, bus: EmulatedI2CBus, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?, buttonRoles: [String], accelerometerAddress: I2CAddress, heartRateAddress: I2CAddress?) {
+        self.displayPanel = displayPanel
         self.clock = clock
         self.bus = bus
         self.synthetic = synthetic
