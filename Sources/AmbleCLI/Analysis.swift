@@ -17,7 +17,10 @@ struct StepAnalysis {
     /// Active energy (ACSM walking equation, level ground) summed over walking seconds, kcal.
     var activeKilocalories: Double
 
-    static func run(recording: AccelerationRecording, gait: GaitModel) throws -> StepAnalysis {
+    /// The wearer assumed when none is given: 170 cm, 70 kg, uncalibrated.
+    static let defaultGait = GaitModel(heightMeters: 1.70, weightKilograms: 70)
+
+    static func run(recording: AccelerationRecording, gait: GaitModel = defaultGait) throws -> StepAnalysis {
         var counter = StepCounter()
         var first: Double?
         var last = 0.0
