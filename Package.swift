@@ -95,6 +95,8 @@ let package = Package(
         .executableTarget(name: "amble-hil", dependencies: [
             "AmbleLinux", "AmbleHardware", "AmbleDrivers", "AmbleStateMachines",
         ]),
+        /// The step counter's cost on synthetic recordings (scripts/bench-steps); not a test.
+        .executableTarget(name: "bench-steps", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 
         // MARK: Tests
         .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines", "AmbleModel"]),

@@ -1,28 +1,43 @@
 import AmbleRecordings
 import AmbleSignal
 
-/// Step counting over a recording, with the band's `StepCounter`.
+/// Step counting over a recording, with the band's `StepCounter`, and the distance and
+/// active energy the band's `GaitModel` makes of it.
 struct StepAnalysis {
     var steps: Int
     var durationSeconds: Double
     /// Mean of the per-second cadence while walking (cadence > 0), steps per minute.
     var meanCadenceStepsPerMinute: Double?
+    /// Seconds with a walking cadence.
+    var walkingSeconds: Int
+    /// Steps x step length, metres.
+    var distanceMeters: Double
+    /// Step length used, metres.
+    var stepLengthMeters: Double
+    /// Active energy (ACSM walking equation, level ground) summed over walking seconds, kcal.
+    var activeKilocalories: Double
 
-    static func run(recording: AccelerationRecording) throws -> StepAnalysis {
+    /// The wearer assumed when none is given: 170 cm, 70 kg, uncalibrated.
+    static let defaultGait = GaitModel(heightMeters: 1.70, weightKilograms: 70)
+
+    static func run(recording: AccelerationRecording, gait: GaitModel = defaultGait) throws -> StepAnalysis {
         var counter = StepCounter()
         var first: Double?
         var last = 0.0
         var nextSecond = 0.0
         var cadenceSum = 0.0, cadenceCount = 0
+        var kilocalories = 0.0
         try recording.forEachRow { row in
             if first == nil { first = row.timeSeconds; nextSecond = row.timeSeconds + 1 }
             last = row.timeSeconds
             let magnitudeOnly = row.yG == 0 && row.zG == 0
             _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG, isMagnitudeOnly: magnitudeOnly))
             while row.timeSeconds >= nextSecond {
-                if counter.cadenceStepsPerMinute > 0 {
-                    cadenceSum += counter.cadenceStepsPerMinute
+                let cadence = counter.cadenceStepsPerMinute
+                if cadence > 0 {
+                    cadenceSum += cadence
                     cadenceCount += 1
+                    kilocalories += gait.activeEnergyKilocalories(cadenceStepsPerMinute: cadence, durationSeconds: 1)
                 }
                 nextSecond += 1
             }
@@ -30,22 +45,30 @@ struct StepAnalysis {
         return StepAnalysis(
             steps: counter.totalSteps,
             durationSeconds: last - (first ?? last),
-            meanCadenceStepsPerMinute: cadenceCount > 0 ? cadenceSum / Double(cadenceCount) : nil
+            meanCadenceStepsPerMinute: cadenceCount > 0 ? cadenceSum / Double(cadenceCount) : nil,
+            walkingSeconds: cadenceCount,
+            distanceMeters: gait.distanceMeters(steps: counter.totalSteps),
+            stepLengthMeters: gait.stepLengthMeters,
+            activeKilocalories: kilocalories
         )
     }
 
     var json: String {
         let cadence = meanCadenceStepsPerMinute.map { formatOne($0) } ?? "null"
-        return "{\"steps\": \(steps), \"duration_s\": \(formatOne(durationSeconds)), \"mean_cadence_spm\": \(cadence)}"
+        return "{\"steps\": \(steps), \"duration_s\": \(formatOne(durationSeconds)), \"mean_cadence_spm\": \(cadence), "
+            + "\"walking_s\": \(walkingSeconds), \"distance_m\": \(formatOne(distanceMeters)), "
+            + "\"step_length_m\": \(formatSeconds(stepLengthMeters)), \"active_kcal\": \(formatOne(activeKilocalories))}"
     }
 
     func summary(file: String) -> String {
-        let cadence = meanCadenceStepsPerMinute.map { "\(formatOne($0)) steps/min while walking" } ?? "no walking found"
+        let cadence = meanCadenceStepsPerMinute.map { "\(formatOne($0)) steps/min while walking (\(formatDuration(Double(walkingSeconds))))" } ?? "no walking found"
         return """
         \(file)
           steps     \(steps)
           duration  \(formatDuration(durationSeconds))
           cadence   \(cadence)
+          distance  \(formatOne(distanceMeters)) m (step length \(formatSeconds(stepLengthMeters)) m)
+          energy    \(formatOne(activeKilocalories)) kcal active (ACSM walking equation)
         """
     }
 }

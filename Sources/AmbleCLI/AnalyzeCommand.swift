@@ -21,11 +21,27 @@ struct AnalyzeStepsCommand: ParsableCommand {
     @Argument(help: "The recording (CSV with header time_s,x_g,y_g,z_g; acceleration in g).")
     var file: String
 
-    @Flag(help: "Print one JSON object: steps, duration_s, mean_cadence_spm.")
+    @Flag(help: "Print one JSON object: steps, duration_s, mean_cadence_spm, walking_s, distance_m, step_length_m, active_kcal.")
     var json = false
 
+    @Option(name: .customLong("height-cm"), help: "Wearer's height in cm, for the default step length (0.414 x height).")
+    var heightCentimeters: Double = 170
+
+    @Option(name: .customLong("weight-kg"), help: "Wearer's weight in kg, for active energy.")
+    var weightKilograms: Double = 70
+
+    @Option(name: .customLong("step-length-m"), help: "Calibrated step length in metres (replaces the height-based default).")
+    var stepLengthMeters: Double?
+
+    func validate() throws {
+        guard (100 ... 230).contains(heightCentimeters) else { throw ValidationError("--height-cm must be between 100 and 230") }
+        guard (25 ... 250).contains(weightKilograms) else { throw ValidationError("--weight-kg must be between 25 and 250") }
+        if let length = stepLengthMeters, !(0.2 ... 1.2).contains(length) { throw ValidationError("--step-length-m must be between 0.2 and 1.2") }
+    }
+
     func run() throws {
-        let result = try StepAnalysis.run(recording: AccelerationRecording(path: file))
+        let gait = GaitModel(heightMeters: heightCentimeters / 100, weightKilograms: weightKilograms, calibratedStepLengthMeters: stepLengthMeters)
+        let result = try StepAnalysis.run(recording: AccelerationRecording(path: file), gait: gait)
         if json {
             print(result.json)
         } else {

@@ -70,6 +70,9 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
         case .walking(let cadence): targetCadence = cadence
         }
         if targetCadence > 0 {
+            // Setting off from standing is itself a step: the gait starts at phase 0, where
+            // `armAcceleration` puts a heel strike.
+            if stepRateHz == 0 { stepsTaken += 1 }
             stepRateHz = targetCadence / 60 * jitter
             stopping = false
         } else if stepRateHz > 0 {

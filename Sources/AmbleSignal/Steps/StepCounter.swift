@@ -1,60 +1,144 @@
 /// A streaming step counter: one accelerometer sample in at a time, constant memory.
 ///
-/// First version: the magnitude, high-passed by a one-second moving mean, smoothed, and its
-/// peaks above a threshold counted when at least 0.25 s apart. Later work replaces the
-/// inside; the interface stays.
+/// The pipeline (see docs/steps.md):
+/// 1. |a| (from 3 axes, or the magnitude a magnitude-only sensor gives), resampled to 25 Hz
+///    by box-averaging the piecewise-linear signal: any input rate from 12.5 to 125 Hz,
+///    irregular intervals, gaps up to `maximumGapSeconds` bridged. The magnitude does not
+///    depend on how the band is worn.
+/// 2. Band-pass 0.5-3 Hz (2nd-order Butterworth high-pass and low-pass): gravity, posture
+///    drift and vibration above 3 Hz go. A second band, 1.2-4 Hz, keeps the step rhythm
+///    apart from the arm swing at the stride rate.
+/// 3. Peaks with adaptive hysteresis are step candidates (`StepCandidateDetector`).
+/// 4. `WalkingBoutTracker` confirms bouts by rhythm, periodicity and peak likeness, releases
+///    the held steps of a confirmed bout all at once, decides step or stride, and follows
+///    the rhythm.
+///
+/// Cadence is the mean of the last 8 step intervals (those within 20 % of their median) as
+/// steps per minute, published once per second of sample time, and 0 when no bout is under
+/// way.
 public struct StepCounter: Sendable {
     public struct Configuration: Sendable, Equatable {
-        /// Smallest peak height above the moving mean, in g.
-        public var peakThresholdG: Double = 0.06
-        /// Shortest time between two steps, in seconds (240 steps/min).
-        public var minimumStepIntervalSeconds: Double = 0.25
+        /// Smallest rise of a peak that can be a step, in g (sensor noise floor).
+        public var peakThresholdG: Double = 0.03
+        /// Shortest time between two steps, in seconds (160 steps/min, the walk-run
+        /// transition: faster rhythms at the wrist are running, scrubbing or shaking).
+        public var minimumStepIntervalSeconds: Double = 0.375
+        /// Longest time between two steps of one bout, in seconds (about 27 steps/min: the
+        /// slowest mindful walking).
+        public var maximumStepIntervalSeconds: Double = 2.2
+        /// Steps in a steady rhythm needed to confirm a walking bout from rest.
+        public var stepsToConfirmBout: Int = 7
+        /// Smallest correlation (0...1) of the signal with itself one step or one stride
+        /// later, over the steps that would confirm a bout.
+        public var minimumPeriodicity: Double = 0.5
+        /// Largest coefficient of variation of the peak heights of those steps.
+        public var maximumAmplitudeVariation: Double = 0.4
+        /// Smallest median peak height of those steps, in g: a step moves the wrist by more
+        /// than a car's or a train's vibration does.
+        public var minimumStepAmplitudeG: Double = 0.12
+        /// Input gaps longer than this, in seconds, end a bout and restart the stream.
+        public var maximumGapSeconds: Double = 2.5
         public init() {}
     }
 
+    /// Internal processing rate, in Hz: four times the fastest step rate passed (3 Hz).
+    static let internalRateHz = 25.0
+    /// Low edge of the band-pass, in Hz: below the slowest cadence (30 steps/min = 0.5 Hz)
+    /// the output would be posture and drift.
+    static let highPassHz = 0.5
+    /// High edge of the band-pass, in Hz: a brisk walk's step rate (about 2.2 Hz) with margin.
+    static let lowPassHz = 3.0
+    /// Low edge of the high band, in Hz: above the arm swing of brisk walking (stride rate up
+    /// to about 1.1 Hz), below its step rate; its high edge is 4 Hz.
+    static let highBandHighPassHz = 1.2
+    static let highBandLowPassHz = 4.0
+    /// Filtered history kept for the periodicity check, in samples (41 s at 25 Hz): a full
+    /// chain of candidates at the slowest cadence.
+    static let historyCapacity = 1024
+
     public let configuration: Configuration
     public private(set) var totalSteps = 0
-    /// Steps per minute over the last few steps; 0 when no step came for 2.5 s.
+    /// Steps per minute of the current bout, updated once per second; 0 when not walking.
     public private(set) var cadenceStepsPerMinute: Double = 0
 
-    private var mean = 1.0
-    private var smoothed = 0.0
-    private var previous = 0.0
-    private var rising = false
-    private var lastTime: Double?
-    private var lastStepTime = -Double.infinity
-    private var intervalAverage = 0.0
+    private var resampler: UniformResampler
+    private var highPass: Biquad
+    private var lowPass: Biquad
+    private var offsetG: Double?
+    private var detector: StepCandidateDetector
+    private var history: SignalHistory
+    private var highBandHighPass: Biquad
+    private var highBandLowPass: Biquad
+    private var highBand: SignalHistory
+    private var tracker: WalkingBoutTracker
+    private var nextCadenceUpdateSeconds: Double?
 
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
+        let rate = StepCounter.internalRateHz
+        resampler = UniformResampler(periodSeconds: 1 / rate, maximumGapSeconds: configuration.maximumGapSeconds)
+        highPass = .highPass(cutoffHz: StepCounter.highPassHz, sampleRateHz: rate)
+        lowPass = .lowPass(cutoffHz: StepCounter.lowPassHz, sampleRateHz: rate)
+        detector = StepCandidateDetector(floorG: configuration.peakThresholdG, relativeThreshold: 0.25,
+                                         envelopeWeight: 0.3, envelopeCap: 1.5, samplePeriodSeconds: 1 / rate)
+        history = SignalHistory(capacity: StepCounter.historyCapacity)
+        highBandHighPass = .highPass(cutoffHz: StepCounter.highBandHighPassHz, sampleRateHz: rate)
+        highBandLowPass = .lowPass(cutoffHz: StepCounter.highBandLowPassHz, sampleRateHz: rate)
+        highBand = SignalHistory(capacity: StepCounter.historyCapacity)
+        var settings = WalkingBoutTracker.Settings()
+        settings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
+        settings.maximumStepIntervalSeconds = configuration.maximumStepIntervalSeconds
+        settings.stepsToConfirm = configuration.stepsToConfirmBout
+        settings.minimumPeriodicity = configuration.minimumPeriodicity
+        settings.maximumAmplitudeVariation = configuration.maximumAmplitudeVariation
+        settings.minimumMedianAmplitudeG = configuration.minimumStepAmplitudeG
+        settings.sampleRateHz = rate
+        tracker = WalkingBoutTracker(settings: settings)
     }
 
-    /// Feeds one sample; returns the number of steps it completed (0 or more).
+    /// Elements held in the counter's buffers: fixed when it is made (constant memory).
+    var bufferElementCount: Int { history.capacity + highBand.capacity + tracker.bufferElementCount }
+
+    /// Whether a walking bout is under way.
+    public var isWalking: Bool { tracker.isWalking }
+
+    /// Feeds one sample; returns the number of steps it completed (0 or more). Steps held
+    /// while a bout is unconfirmed are all released by the sample that confirms it.
     public mutating func process(_ sample: AccelerationSample) -> Int {
-        let dt = lastTime.map { min(max(sample.timeSeconds - $0, 0.001), 1) } ?? 0.04
-        lastTime = sample.timeSeconds
-        let m = sample.magnitudeG
-        mean += (m - mean) * min(1, dt / 1.0)
-        smoothed += (m - mean - smoothed) * min(1, dt / 0.08)
-        defer { previous = smoothed }
-        if sample.timeSeconds - lastStepTime > 2.5 { cadenceStepsPerMinute = 0 }
-        if smoothed > previous {
-            rising = true
-            return 0
+        let magnitude = sample.magnitudeG
+        resampler.append(timeSeconds: sample.timeSeconds, value: magnitude)
+        if resampler.didRestart {
+            tracker.restart()
+            if offsetG == nil { offsetG = magnitude }
+            detector.reset(to: 0)
         }
-        guard rising else { return 0 }
-        rising = false
-        guard previous > configuration.peakThresholdG,
-              sample.timeSeconds - lastStepTime >= configuration.minimumStepIntervalSeconds else { return 0 }
-        let interval = sample.timeSeconds - lastStepTime
-        if interval < 2.5 {
-            intervalAverage = intervalAverage == 0 ? interval : intervalAverage * 0.7 + interval * 0.3
-            cadenceStepsPerMinute = 60 / intervalAverage
-        } else {
-            intervalAverage = 0
+        var steps = 0
+        while true {
+            let time = resampler.nextOutputTimeSeconds
+            guard let value = resampler.nextOutput() else { break }
+            let centred = value - (offsetG ?? value)
+            let filtered = lowPass.process(highPass.process(centred))
+            let index = history.count
+            history.append(filtered)
+            highBand.append(highBandLowPass.process(highBandHighPass.process(centred)))
+            tracker.advance(to: time)
+            if let candidate = detector.process(filtered, timeSeconds: time, sampleIndex: index) {
+                steps += tracker.process(candidate, history: history, highBand: highBand)
+            }
         }
-        lastStepTime = sample.timeSeconds
-        totalSteps += 1
-        return 1
+        totalSteps += steps
+        updateCadence(at: sample.timeSeconds)
+        return steps
+    }
+
+    private mutating func updateCadence(at timeSeconds: Double) {
+        guard let due = nextCadenceUpdateSeconds else {
+            nextCadenceUpdateSeconds = timeSeconds + 1
+            return
+        }
+        guard timeSeconds >= due else { return }
+        cadenceStepsPerMinute = tracker.isWalking ? tracker.cadenceStepsPerMinute() : 0
+        // The next whole second after this sample (gaps skip the seconds they cover).
+        nextCadenceUpdateSeconds = due + (timeSeconds - due + 1).rounded(.down)
     }
 }

@@ -1,0 +1,222 @@
+import RealModule
+
+/// Wrist motion that is not walking, added to a still wearer's reading (gravity in the
+/// band's frame plus sensor noise): the non-walking segments of `SyntheticActivities`.
+///
+/// Each segment is a list of events (a gesture, a key tap, a scrubbing burst, a road bump, a
+/// rail-joint click) drawn at its start from a seeded random source, then summed at each
+/// query time. Directions are random in the band's frame, so the motion does not favour an
+/// orientation. Amplitudes and rates are typical of wrist recordings of these activities.
+struct NonWalkingMotion {
+    private enum Shape {
+        /// Out-and-back arm movement: a full sine cycle of acceleration over the event, and
+        /// the wrist turning by `turnRadians` and back.
+        case gesture(turnRadians: Double, axis: Vector)
+        /// A short tap: a Gaussian pulse of width `widthSeconds`.
+        case tap(widthSeconds: Double)
+        /// An oscillation at `frequencyHz` under a raised-cosine envelope.
+        case burst(frequencyHz: Double)
+        /// A damped oscillation at `frequencyHz` with damping ratio `damping`.
+        case ring(frequencyHz: Double, damping: Double)
+        /// A slow push (cornering, braking): raised cosine over the event.
+        case push
+    }
+
+    private struct Event {
+        var start: Double
+        var duration: Double
+        var direction: Vector
+        var amplitudeG: Double
+        var shape: Shape
+    }
+
+    private var random: SeededRandom
+    private var events: [Event] = []
+    private var cursor = 0
+    /// Continuous components of the current segment.
+    private var swayAmplitudeG = 0.0
+    private var swayFrequencyHz = 0.0
+    private var swayDirection = Vector(x: 1, y: 0, z: 0)
+    private var vibrationG = 0.0
+    private var vibrationHz = 0.0
+    private var noiseG = 0.0
+    /// A steady tilt of the wrist during the segment (hands in a sink, on a wheel).
+    private var tiltRadians = 0.0
+    private var tiltAxis = Vector(x: 0, y: 1, z: 0)
+
+    init(seed: UInt64) {
+        random = SeededRandom(seed: seed)
+    }
+
+    mutating func start(_ segment: SyntheticActivities.Segment, at t0: Double) {
+        events.removeAll(keepingCapacity: true)
+        cursor = 0
+        swayAmplitudeG = 0
+        vibrationG = 0
+        noiseG = 0
+        tiltRadians = 0
+        let end = t0 + segment.seconds
+        switch segment {
+        case .still, .walking:
+            break
+        case .armGestures:
+            var t = t0 + uniform(0.3, 2)
+            while t < end {
+                let duration = uniform(0.4, 1.5)
+                events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.2, 0.9),
+                                    shape: .gesture(turnRadians: uniform(0.2, 1.0), axis: randomDirection())))
+                t += duration + uniform(0.6, 4)
+            }
+        case .typing:
+            tiltRadians = uniform(0.2, 0.6)
+            tiltAxis = randomDirection()
+            noiseG = 0.004
+            var t = t0 + uniform(0, 0.3)
+            while t < end {
+                // Words of 3-8 taps, then a pause.
+                let taps = Int(uniform(3, 9))
+                for _ in 0 ..< taps where t < end {
+                    events.append(Event(start: t, duration: 0.12, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.4), amplitudeG: uniform(0.02, 0.08), shape: .tap(widthSeconds: 0.015)))
+                    t += uniform(0.1, 0.25)
+                }
+                t += uniform(0.2, 1.2)
+                if uniform(0, 1) < 0.15 {  // reach for the mouse or a key far away
+                    let duration = uniform(0.3, 0.8)
+                    events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.05, 0.2),
+                                        shape: .gesture(turnRadians: uniform(0.05, 0.3), axis: randomDirection())))
+                    t += duration
+                }
+            }
+        case .washingUp:
+            tiltRadians = uniform(0.5, 0.9)
+            tiltAxis = randomDirection()
+            noiseG = 0.01
+            var t = t0 + uniform(0, 0.5)
+            while t < end {
+                let duration = uniform(1.5, 5)
+                events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.15, 0.5), shape: .burst(frequencyHz: uniform(3, 5))))
+                t += duration + uniform(0.2, 1)
+                let reach = uniform(0.5, 1.2)
+                events.append(Event(start: t, duration: reach, direction: randomDirection(), amplitudeG: uniform(0.2, 0.6),
+                                    shape: .gesture(turnRadians: uniform(0.3, 0.9), axis: randomDirection())))
+                t += reach + uniform(0.3, 2)
+            }
+        case .driving:
+            tiltRadians = uniform(0.3, 0.8)
+            tiltAxis = randomDirection()
+            vibrationG = uniform(0.005, 0.02)
+            vibrationHz = uniform(25, 45)
+            noiseG = 0.006
+            let bounceHz = uniform(1.0, 1.5)
+            var t = t0 + uniform(0, 1)
+            while t < end {
+                events.append(Event(start: t, duration: 3, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.5), amplitudeG: uniform(0.02, 0.12),
+                                    shape: .ring(frequencyHz: bounceHz * uniform(0.9, 1.1), damping: 0.25)))
+                t += uniform(0.2, 1.5)
+            }
+            t = t0 + uniform(1, 6)
+            while t < end {
+                let duration = uniform(2, 8)
+                events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.05, 0.3), shape: .push))
+                t += duration + uniform(2, 15)
+            }
+        case .train:
+            tiltRadians = uniform(0.2, 0.6)
+            tiltAxis = randomDirection()
+            swayAmplitudeG = uniform(0.01, 0.04)
+            swayFrequencyHz = uniform(0.5, 1.0)
+            swayDirection = randomDirection()
+            vibrationG = uniform(0.005, 0.015)
+            vibrationHz = uniform(15, 30)
+            noiseG = 0.008
+            let speed = uniform(15, 30)               // m/s
+            let jointSpacing = 25.0                   // m, jointed rail
+            let axleSpacing = 2.5, bogieSpacing = 17.5 // m, one coach
+            var t = t0 + uniform(0, 1)
+            while t < end {
+                for offset in [0, axleSpacing, bogieSpacing, bogieSpacing + axleSpacing] {
+                    events.append(Event(start: t + offset / speed, duration: 0.15, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.3),
+                                        amplitudeG: uniform(0.03, 0.1), shape: .tap(widthSeconds: 0.02)))
+                }
+                t += jointSpacing / speed
+            }
+            events.sort { $0.start < $1.start }
+        }
+    }
+
+    /// The wrist's reading at `t`: the still reading turned and moved by this segment's motion.
+    mutating func acceleration(at t: Double, still: (x: Double, y: Double, z: Double)) -> (x: Double, y: Double, z: Double) {
+        var gravity = Vector(x: still.x, y: still.y, z: still.z)
+        if tiltRadians != 0 { gravity = gravity.rotated(about: tiltAxis, by: tiltRadians) }
+        var extra = Vector(x: 0, y: 0, z: 0)
+        while cursor < events.count, events[cursor].start + events[cursor].duration + 3 < t { cursor += 1 }
+        var i = cursor
+        while i < events.count, events[i].start <= t {
+            let e = events[i]
+            i += 1
+            let u = (t - e.start) / e.duration
+            guard u >= 0, u < 1 else { continue }
+            let local = t - e.start
+            switch e.shape {
+            case .gesture(let turn, let axis):
+                gravity = gravity.rotated(about: axis, by: turn * Double.sin(.pi * u))
+                extra = extra + e.direction * (e.amplitudeG * Double.sin(2 * .pi * u))
+            case .tap(let width):
+                let z = (local - 3 * width) / width
+                extra = extra + e.direction * (e.amplitudeG * Double.exp(-0.5 * z * z))
+            case .burst(let frequency):
+                let envelope = 0.5 - 0.5 * Double.cos(2 * .pi * u)
+                extra = extra + e.direction * (e.amplitudeG * envelope * Double.sin(2 * .pi * frequency * local))
+            case .ring(let frequency, let damping):
+                let w = 2 * .pi * frequency
+                extra = extra + e.direction * (e.amplitudeG * Double.exp(-damping * w * local) * Double.sin(w * (1 - damping * damping).squareRoot() * local))
+            case .push:
+                extra = extra + e.direction * (e.amplitudeG * (0.5 - 0.5 * Double.cos(2 * .pi * u)))
+            }
+        }
+        if swayAmplitudeG > 0 { extra = extra + swayDirection * (swayAmplitudeG * Double.sin(2 * .pi * swayFrequencyHz * t)) }
+        if vibrationG > 0 { extra = extra + Vector(x: 0.3, y: 0.3, z: 0.9) * (vibrationG * Double.sin(2 * .pi * vibrationHz * t)) }
+        if noiseG > 0 {
+            extra = extra + Vector(x: random.gaussian(standardDeviation: noiseG), y: random.gaussian(standardDeviation: noiseG), z: random.gaussian(standardDeviation: noiseG))
+        }
+        let a = gravity + extra
+        return (a.x, a.y, a.z)
+    }
+
+    private mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + (high - low) * random.unit()
+    }
+
+    private mutating func randomDirection() -> Vector {
+        Vector(x: random.gaussian(), y: random.gaussian(), z: random.gaussian()).normalized()
+    }
+
+    /// `base` tipped by up to `spread` (a fraction of its length) in a random direction.
+    private mutating func wobble(_ base: Vector, _ spread: Double) -> Vector {
+        (base + randomDirection() * spread).normalized()
+    }
+}
+
+/// A 3-vector of doubles.
+struct Vector {
+    var x: Double, y: Double, z: Double
+
+    static func + (a: Vector, b: Vector) -> Vector { Vector(x: a.x + b.x, y: a.y + b.y, z: a.z + b.z) }
+    static func * (a: Vector, s: Double) -> Vector { Vector(x: a.x * s, y: a.y * s, z: a.z * s) }
+
+    var length: Double { (x * x + y * y + z * z).squareRoot() }
+
+    func normalized() -> Vector {
+        let l = length
+        return l > 1e-12 ? self * (1 / l) : Vector(x: 0, y: 0, z: 1)
+    }
+
+    func dot(_ o: Vector) -> Double { x * o.x + y * o.y + z * o.z }
+    func cross(_ o: Vector) -> Vector { Vector(x: y * o.z - z * o.y, y: z * o.x - x * o.z, z: x * o.y - y * o.x) }
+
+    /// Rodrigues' rotation about the unit vector `axis` by `angle` radians.
+    func rotated(about axis: Vector, by angle: Double) -> Vector {
+        let c = Double.cos(angle), s = Double.sin(angle)
+        return self * c + axis.cross(self) * s + axis * (axis.dot(self) * (1 - c))
+    }
+}

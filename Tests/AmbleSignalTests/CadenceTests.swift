@@ -1,0 +1,42 @@
+import AmbleSignal
+import AmbleSimulation
+import Testing
+
+/// Cadence: steps per minute, published once a second, 0 when stopped, and quick to follow
+/// a change of pace (the mindful walk's pace limit and buzz depend on it).
+@Suite("Cadence")
+struct CadenceTests {
+    /// Cadence published at each whole second of the recording.
+    func cadenceBySecond(_ recording: SyntheticActivities.Recording) -> [Double] {
+        var counter = StepCounter()
+        var bySecond: [Double] = []
+        for row in recording.rows {
+            _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
+            while Double(bySecond.count) <= row.timeSeconds - 1 { bySecond.append(counter.cadenceStepsPerMinute) }
+        }
+        return bySecond
+    }
+
+    @Test("tracks a change of pace within a few seconds, and falls to 0 on stopping")
+    func tracksChange() {
+        let recording = SyntheticActivities.render(
+            [.still(seconds: 5), .walking(cadenceStepsPerMinute: 70, seconds: 40), .walking(cadenceStepsPerMinute: 112, seconds: 40), .still(seconds: 15)],
+            sampling: .init(rateHz: 25, jitterFraction: 0.2), seed: 21)
+        let cadence = cadenceBySecond(recording)
+        // Walking at 70 from 5 s: confirmed within 8 s, then within 4 %.
+        #expect(cadence[2] == 0)
+        for second in 13 ..< 45 { #expect(abs(cadence[second] - 70) <= 70 * 0.04, "at \(second) s: \(cadence[second])") }
+        // At 112 from 45 s: within 5 % after 5 s.
+        for second in 50 ..< 85 { #expect(abs(cadence[second] - 112) <= 112 * 0.05, "at \(second) s: \(cadence[second])") }
+        // Stopped at 85 s: 0 within 4 s.
+        for second in 89 ..< cadence.count { #expect(cadence[second] == 0, "at \(second) s: \(cadence[second])") }
+    }
+
+    @Test("slow mindful walking", arguments: [60.0, 66, 72, 80])
+    func slowWalking(cadence: Double) {
+        let recording = SyntheticActivities.render(
+            [.walking(cadenceStepsPerMinute: cadence, seconds: 45)], sampling: .init(rateHz: 12.5, jitterFraction: 0.3, magnitudeOnly: false), seed: 8)
+        let published = cadenceBySecond(recording)
+        for second in 15 ..< 44 { #expect(abs(published[second] - cadence) <= cadence * 0.04, "at \(second) s: \(published[second])") }
+    }
+}

@@ -1,0 +1,72 @@
+import AmbleSignal
+import AmbleSimulation
+import Testing
+
+/// Walking the project synthesises (`SyntheticWearer` through `SyntheticActivities`): known
+/// step counts at slow mindful to brisk cadences, at 12.5-125 Hz, regular and irregular
+/// sampling, 3-axis and magnitude-only, each seed wearing the band at another orientation.
+/// Counts must be within 3 % of the steps taken (at least 2 steps of slack for the bout's
+/// first and last step).
+@Suite("Step counter on synthetic walking")
+struct SyntheticWalkingTests {
+    static let cadences: [Double] = [60, 70, 80, 105, 125]
+    static let rates: [Double] = [12.5, 25, 50, 125]
+
+    static func tolerance(_ trueSteps: Int) -> Int { max(2, Int((Double(trueSteps) * 0.03).rounded(.up))) }
+
+    @Test("counts within 3 % at every cadence and rate", arguments: cadences, rates)
+    func countsWalking(cadence: Double, rateHz: Double) {
+        for magnitudeOnly in [false, true] {
+            let seed = UInt64(cadence) * 1000 + UInt64(rateHz * 10) + (magnitudeOnly ? 7 : 0)
+            let recording = SyntheticActivities.render(
+                [.still(seconds: 4), .walking(cadenceStepsPerMinute: cadence, seconds: 90), .still(seconds: 4)],
+                sampling: plan(rateHz: rateHz, irregular: false, magnitudeOnly: magnitudeOnly), seed: seed)
+            let counted = countSteps(recording, magnitudeOnly: magnitudeOnly).steps
+            #expect(abs(counted - recording.trueSteps) <= Self.tolerance(recording.trueSteps),
+                    "\(cadence) steps/min at \(rateHz) Hz, \(magnitudeOnly ? "magnitude" : "3-axis"): counted \(counted) of \(recording.trueSteps)")
+        }
+    }
+
+    @Test("irregular intervals, dropped samples and gaps", arguments: [65.0, 75, 110], [12.5, 25, 100])
+    func countsIrregular(cadence: Double, rateHz: Double) {
+        for magnitudeOnly in [false, true] {
+            let recording = SyntheticActivities.render(
+                [.still(seconds: 4), .walking(cadenceStepsPerMinute: cadence, seconds: 90), .still(seconds: 4)],
+                sampling: plan(rateHz: rateHz, irregular: true, magnitudeOnly: magnitudeOnly), seed: UInt64(cadence * 31 + rateHz))
+            let counted = countSteps(recording, magnitudeOnly: magnitudeOnly).steps
+            #expect(abs(counted - recording.trueSteps) <= Self.tolerance(recording.trueSteps),
+                    "\(cadence) steps/min at \(rateHz) Hz irregular: counted \(counted) of \(recording.trueSteps)")
+        }
+    }
+
+    @Test("the count does not depend on how the band is worn", arguments: 1 ... 6)
+    func orientation(seed: Int) {
+        // Each seed gives the synthetic wearer another random wrist orientation.
+        let recording = SyntheticActivities.render(
+            [.walking(cadenceStepsPerMinute: 72, seconds: 60), .still(seconds: 3)],
+            sampling: plan(rateHz: 25, irregular: false, magnitudeOnly: false), seed: UInt64(seed) * 7919)
+        let counted = countSteps(recording, magnitudeOnly: false).steps
+        #expect(abs(counted - recording.trueSteps) <= Self.tolerance(recording.trueSteps), "seed \(seed): counted \(counted) of \(recording.trueSteps)")
+    }
+
+    @Test("short walks are counted from their first step")
+    func shortWalks() {
+        // Ten 12-step walks with pauses: steps held until a bout is confirmed are released.
+        var segments: [SyntheticActivities.Segment] = []
+        for _ in 0 ..< 10 { segments += [.still(seconds: 6), .walking(cadenceStepsPerMinute: 100, seconds: 7.2)] }
+        segments.append(.still(seconds: 6))
+        let recording = SyntheticActivities.render(segments, sampling: plan(rateHz: 25, irregular: false, magnitudeOnly: false), seed: 5)
+        let counted = countSteps(recording, magnitudeOnly: false).steps
+        #expect(abs(counted - recording.trueSteps) <= max(3, recording.trueSteps * 5 / 100), "counted \(counted) of \(recording.trueSteps)")
+    }
+
+    @Test("walking between other activities")
+    func mixedDay() {
+        let recording = SyntheticActivities.render(
+            [.typing(seconds: 60), .walking(cadenceStepsPerMinute: 75, seconds: 60), .armGestures(seconds: 60),
+             .walking(cadenceStepsPerMinute: 115, seconds: 60), .washingUp(seconds: 60), .still(seconds: 5)],
+            sampling: plan(rateHz: 25, irregular: true, magnitudeOnly: false), seed: 77)
+        let counted = countSteps(recording, magnitudeOnly: false).steps
+        #expect(abs(counted - recording.trueSteps) <= Self.tolerance(recording.trueSteps) + 2, "counted \(counted) of \(recording.trueSteps)")
+    }
+}
