@@ -61,6 +61,8 @@ public struct I2CError: Error, Equatable, CustomStringConvertible, Sendable {
         case busMissing
         /// The bus device exists but this user may not open it.
         case permissionDenied
+        /// The bus adapter cannot do plain I2C transfers (it speaks SMBus only).
+        case plainI2CUnsupported
         /// A kernel driver holds this address (`I2C_SLAVE` answered EBUSY).
         case addressClaimedByKernelDriver
         /// Fewer bytes came back than were asked for.
@@ -92,6 +94,8 @@ public struct I2CError: Error, Equatable, CustomStringConvertible, Sendable {
             return "\(bus) does not exist: I2C is not enabled. On a Raspberry Pi run `sudo raspi-config nonint do_i2c 0` (or add dtparam=i2c_arm=on to /boot/firmware/config.txt) and reboot."
         case .permissionDenied:
             return "\(bus): permission denied. Add the user to the i2c group (`sudo usermod -aG i2c $USER`, then log in again) or install scripts/99-amble.rules."
+        case .plainI2CUnsupported:
+            return "\(bus): this I2C adapter speaks SMBus only and cannot do the combined transfers the drivers use. Wire the sensors to a hardware I2C bus (on a Pi: I2C1, header pins 3 and 5)."
         case .addressClaimedByKernelDriver:
             return "\(place): a kernel driver has claimed this address. Unbind it (echo the device name into /sys/bus/i2c/drivers/DRIVER/unbind) or remove the dtoverlay that loads it."
         case .shortTransfer(let expected, let got):

@@ -133,6 +133,9 @@ public final class LinuxI2CBus: I2CBus {
             kind = .busMissing
         case EACCES, EPERM:
             kind = .permissionDenied
+        case EOPNOTSUPP:
+            // I2C_RDWR on an SMBus-only adapter; it would fail the same way every time.
+            kind = .plainI2CUnsupported
         default:
             kind = .io(errno: error.code)
         }
