@@ -50,7 +50,7 @@ public struct HeartRateEstimator: Sendable {
         /// Estimates with a lower confidence (0...1) are withheld.
         public var minimumConfidence: Double = 0.4
         /// A rhythmic motion counts as artefact source from this amplitude (as a sinusoid), in g.
-        public var motionLineThresholdG: Double = 0.2
+        public var motionLineThresholdG: Double = 0.15
         public init() {}
     }
 
@@ -77,8 +77,10 @@ public struct HeartRateEstimator: Sendable {
     private var resampler: PPGResampler
     private var channelCount = 0
     private var ppgFilters: [BandPassFilter]
+    private var noiseFilters: [Biquad]
     private var accelerationFilters: [BandPassFilter]
     private var filtered: [RingBuffer<Double>]
+    private var highBand: [RingBuffer<Double>]
     private var raw: [RingBuffer<Double>]
     private var stuck: [RingBuffer<Double>]
     private var motion: [RingBuffer<Double>]
@@ -94,7 +96,10 @@ public struct HeartRateEstimator: Sendable {
 
     // Scratch, sized once.
     private var windowValues: [Double]
+    private var windowRaw: [Double]
     private var windowStuck: [Double]
+    private var windowHigh: [Double]
+    private var scratch: [Double]
     private var axes: [[Double]]
     private var lines: [Double]
     private var combined: [Double]
@@ -111,9 +116,11 @@ public struct HeartRateEstimator: Sendable {
         resampler = PPGResampler(rateHz: rate, maximumFilledGapSeconds: 0.5)
         let band = BandPassFilter(lowCutoffHz: 0.5, highCutoffHz: 4, sampleRateHz: rate)
         ppgFilters = Array(repeating: band, count: 3)
+        noiseFilters = Array(repeating: .butterworthHighPass(cutoffHz: 5, sampleRateHz: rate), count: 3)
         accelerationFilters = Array(repeating: band, count: 3)
         filtered = Array(repeating: RingBuffer(capacity: windowCount, filling: 0), count: 3)
         raw = filtered
+        highBand = filtered
         stuck = filtered
         motion = filtered
         accelerationPresent = RingBuffer(capacity: windowCount, filling: 0)
@@ -124,7 +131,10 @@ public struct HeartRateEstimator: Sendable {
         tracker = HeartRateTracker(grid: grid)
         beats = BeatTracker(rateHz: rate)
         windowValues = Array(repeating: 0, count: windowCount)
+        windowRaw = windowValues
         windowStuck = windowValues
+        windowHigh = windowValues
+        scratch = windowValues
         axes = Array(repeating: windowValues, count: 3)
         lines = Array(repeating: 0, count: Self.maximumLines)
         combined = Array(repeating: 0, count: grid.count)
@@ -170,11 +180,15 @@ public struct HeartRateEstimator: Sendable {
     /// One 25 Hz bin into the filters and the window buffers.
     private mutating func ingest(_ bin: ResampledBin) {
         if binsSinceReset == 0 {
-            for c in 0..<3 { ppgFilters[c].settle(onConstantInput: bin.ppg[c]) }
+            for c in 0..<3 {
+                ppgFilters[c].settle(onConstantInput: bin.ppg[c])
+                noiseFilters[c].settle(onConstantInput: bin.ppg[c])
+            }
             for a in 0..<3 { accelerationFilters[a].settle(onConstantInput: bin.acceleration[a]) }
         }
         for c in 0..<channelCount {
             filtered[c].append(ppgFilters[c].process(bin.ppg[c]))
+            highBand[c].append(noiseFilters[c].process(bin.ppg[c]))
             raw[c].append(bin.ppg[c])
             stuck[c].append(bin.stuck[c])
         }
@@ -198,7 +212,8 @@ public struct HeartRateEstimator: Sendable {
     /// Drops the signal history (new channel layout, or a gap too long to bridge).
     private mutating func resetSignal() {
         for c in 0..<3 {
-            filtered[c].removeAll(); raw[c].removeAll(); stuck[c].removeAll(); motion[c].removeAll()
+            filtered[c].removeAll(); highBand[c].removeAll(); raw[c].removeAll(); stuck[c].removeAll()
+            motion[c].removeAll()
         }
         accelerationPresent.removeAll()
         binsSinceReset = 0
@@ -241,10 +256,13 @@ public struct HeartRateEstimator: Sendable {
         var bestShare = -1.0
         var bestChannel = 0
         for c in 0..<channelCount {
-            raw[c].copyNewest(windowCount, into: &windowValues)
+            raw[c].copyNewest(windowCount, into: &windowRaw)
             stuck[c].copyNewest(windowCount, into: &windowStuck)
-            guard ChannelQuality.judge(raw: windowValues, stuck: windowStuck, count: windowCount) == .usable else { continue }
             filtered[c].copyNewest(windowCount, into: &windowValues)
+            highBand[c].copyNewest(windowCount, into: &windowHigh)
+            let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, band: windowValues, high: windowHigh,
+                                               count: windowCount, scratch: &scratch)
+            guard quality == .usable else { continue }
             guard spectrum.accumulate(channel: windowValues, into: &combined) else { continue }
             usable += 1
             let share = Self.peakShare(spectrum.channelSpectrum)
