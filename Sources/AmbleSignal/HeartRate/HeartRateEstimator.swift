@@ -271,7 +271,7 @@ public struct HeartRateEstimator: Sendable {
         guard usable > 0 else {
             status = .noUsableSignal
             latest = nil
-            beats.setContext(expectedIntervalSeconds: nil, atRest: false, channel: beats.channel)
+            beats.setContext(expectedIntervalSeconds: nil, atRest: false, channel: beats.channel, polarity: beats.polarity)
             return nil
         }
 
@@ -281,10 +281,17 @@ public struct HeartRateEstimator: Sendable {
         let height = support[grid.index(nearest: best.bpm)]
         let confidence = max(0, min(1, best.mass * height))
 
-        let atRest = lineCount == 0 && accelerationBins == windowCount
+        // At rest: the accelerometer shows no rhythmic motion; a PPG-only device must make
+        // up for not knowing with a cleaner signal.
+        let atRest = accelerationBins == windowCount
+            ? lineCount == 0 && confidence >= 0.6
+            : accelerationBins == 0 && confidence >= 0.8
         let trusted = confidence >= configuration.minimumConfidence
+        filtered[bestChannel].copyNewest(windowCount, into: &windowValues)
+        let polarity = BeatTracker.polarity(of: windowValues, count: windowCount,
+                                            current: bestChannel == beats.channel ? beats.polarity : 1)
         beats.setContext(expectedIntervalSeconds: trusted ? 60 / best.bpm : nil,
-                         atRest: atRest && confidence >= 0.6, channel: bestChannel)
+                         atRest: atRest, channel: bestChannel, polarity: polarity)
         guard trusted else {
             status = .lowConfidence
             latest = nil
