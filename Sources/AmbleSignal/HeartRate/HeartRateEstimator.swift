@@ -58,6 +58,7 @@ public struct HeartRateEstimator: Sendable {
     public static let internalRateHz = 25.0
     static let fftSize = 1024
     static let maximumLines = 8
+    static let startSlackBins = 2
     /// Half-width of the neutral zone around a motion line, bpm.
     static let lineZoneBPM = 5.0
     /// Weight of the second harmonic in the spectral support of a rate.
@@ -225,7 +226,9 @@ public struct HeartRateEstimator: Sendable {
     /// The estimate from the samples fed so far, or nil when there is none to trust (see
     /// `status` for why). Calling it twice without new samples returns the same answer.
     public mutating func estimate() -> HeartRateEstimate? {
-        guard let newest = newestBinIndex, binsSinceReset >= windowCount else {
+        // A window may be up to `startSlackBins` short at the very start: at low input rates the
+        // bin that holds the last sample before the estimate's time is still open.
+        guard let newest = newestBinIndex, binsSinceReset >= windowCount - Self.startSlackBins else {
             status = .warmingUp
             latest = nil
             return nil
@@ -242,10 +245,13 @@ public struct HeartRateEstimator: Sendable {
 
         // Motion lines from the acceleration, when the window has it throughout.
         var lineCount = 0
+        let held = min(windowCount, accelerationPresent.count)
         var accelerationBins = 0
-        for i in 0..<windowCount where accelerationPresent[age: i] > 0 { accelerationBins += 1 }
-        if accelerationBins == windowCount {
-            for a in 0..<3 { motion[a].copyNewest(windowCount, into: &axes[a]) }
+        for i in 0..<held where accelerationPresent[age: i] > 0 { accelerationBins += 1 }
+        let withAcceleration = accelerationBins == held
+        let withoutAcceleration = accelerationBins == 0
+        if withAcceleration {
+            for a in 0..<3 { Self.copyWindow(motion[a], into: &axes[a]) }
             lineCount = lineDetector.detect(axes: axes, into: &lines).count
         }
         spectrum.setLines(lines, count: lineCount)
@@ -256,10 +262,10 @@ public struct HeartRateEstimator: Sendable {
         var bestShare = -1.0
         var bestChannel = 0
         for c in 0..<channelCount {
-            raw[c].copyNewest(windowCount, into: &windowRaw)
-            stuck[c].copyNewest(windowCount, into: &windowStuck)
-            filtered[c].copyNewest(windowCount, into: &windowValues)
-            highBand[c].copyNewest(windowCount, into: &windowHigh)
+            Self.copyWindow(raw[c], into: &windowRaw)
+            Self.copyWindow(stuck[c], into: &windowStuck)
+            Self.copyWindow(filtered[c], into: &windowValues)
+            Self.copyWindow(highBand[c], into: &windowHigh)
             let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, band: windowValues, high: windowHigh,
                                                count: windowCount, scratch: &scratch)
             guard quality == .usable else { continue }
@@ -283,11 +289,11 @@ public struct HeartRateEstimator: Sendable {
 
         // At rest: the accelerometer shows no rhythmic motion; a PPG-only device must make
         // up for not knowing with a cleaner signal.
-        let atRest = accelerationBins == windowCount
+        let atRest = withAcceleration
             ? lineCount == 0 && confidence >= 0.6
-            : accelerationBins == 0 && confidence >= 0.8
+            : withoutAcceleration && confidence >= 0.8
         let trusted = confidence >= configuration.minimumConfidence
-        filtered[bestChannel].copyNewest(windowCount, into: &windowValues)
+        Self.copyWindow(filtered[bestChannel], into: &windowValues)
         let polarity = BeatTracker.polarity(of: windowValues, count: windowCount,
                                             current: bestChannel == beats.channel ? beats.polarity : 1)
         beats.setContext(expectedIntervalSeconds: trusted ? 60 / best.bpm : nil,
@@ -300,6 +306,20 @@ public struct HeartRateEstimator: Sendable {
         status = .tracking
         latest = HeartRateEstimate(bpm: best.bpm, confidence: confidence)
         return latest
+    }
+
+    /// Copies the newest window of `ring` into `window` (`windowCount` values); a ring that is
+    /// a few bins short is padded at the front with its oldest value.
+    private static func copyWindow(_ ring: RingBuffer<Double>, into window: inout [Double]) {
+        let n = window.count
+        let available = min(ring.count, n)
+        guard available < n else {
+            ring.copyNewest(n, into: &window)
+            return
+        }
+        let oldest = ring[age: available - 1]
+        for i in 0..<(n - available) { window[i] = oldest }
+        for i in 0..<available { window[n - available + i] = ring[age: available - 1 - i] }
     }
 
     /// From the combined spectrum: neutral zones around motion lines, second-harmonic support,
