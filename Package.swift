@@ -84,6 +84,8 @@ let package = Package(
             "AmbleBand", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "amble", dependencies: ["AmbleCLI"]),
+        /// Benchmark of the heart-rate estimator on synthetic PPG (scripts/bench-hr); not shipped.
+        .executableTarget(name: "AmbleHeartRateBench", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 
         // MARK: Tests
         .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines", "AmbleModel"]),

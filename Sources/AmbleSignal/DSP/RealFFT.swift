@@ -49,16 +49,20 @@ public struct RealFFT: Sendable {
         let h = half
         re.withUnsafeBufferPointer { zr in
             im.withUnsafeBufferPointer { zi in
-                power.withUnsafeMutableBufferPointer { out in
-                    for k in 0...h {
-                        let a = k == h ? 0 : k
-                        let b = k == 0 ? 0 : h - k
-                        let er = 0.5 * (zr[a] + zr[b]), ei = 0.5 * (zi[a] - zi[b])
-                        let or = 0.5 * (zi[a] + zi[b]), oi = -0.5 * (zr[a] - zr[b])
-                        let c = splitCos[k], s = splitSin[k]
-                        let xr = er + c * or - s * oi
-                        let xi = ei + c * oi + s * or
-                        out[k] = xr * xr + xi * xi
+                splitCos.withUnsafeBufferPointer { sc in
+                    splitSin.withUnsafeBufferPointer { ss in
+                        power.withUnsafeMutableBufferPointer { out in
+                            for k in 0...h {
+                                let a = k == h ? 0 : k
+                                let b = k == 0 ? 0 : h - k
+                                let er = 0.5 * (zr[a] + zr[b]), ei = 0.5 * (zi[a] - zi[b])
+                                let or = 0.5 * (zi[a] + zi[b]), oi = -0.5 * (zr[a] - zr[b])
+                                let c = sc[k], s = ss[k]
+                                let xr = er + c * or - s * oi
+                                let xi = ei + c * oi + s * or
+                                out[k] = xr * xr + xi * xi
+                            }
+                        }
                     }
                 }
             }
@@ -68,41 +72,53 @@ public struct RealFFT: Sendable {
     /// Complex FFT of the packed input z[n] = x[2n] + i x[2n+1], left in `re`, `im`.
     private mutating func transform(_ input: [Double], count: Int) {
         let h = half
-        re.withUnsafeMutableBufferPointer { zr in
-            im.withUnsafeMutableBufferPointer { zi in
+        re.withUnsafeMutableBufferPointer { zrBuffer in
+            im.withUnsafeMutableBufferPointer { ziBuffer in
                 input.withUnsafeBufferPointer { x in
-                    for n in 0..<h {
-                        let j = bitReversed[n]
-                        let i0 = 2 * n, i1 = 2 * n + 1
-                        zr[j] = i0 < count ? x[i0] : 0
-                        zi[j] = i1 < count ? x[i1] : 0
+                    bitReversed.withUnsafeBufferPointer { reversed in
+                        for n in 0..<h {
+                            let j = reversed[n]
+                            let i0 = 2 * n, i1 = 2 * n + 1
+                            zrBuffer[j] = i0 < count ? x[i0] : 0
+                            ziBuffer[j] = i1 < count ? x[i1] : 0
+                        }
                     }
                 }
                 twiddleCos.withUnsafeBufferPointer { wc in
                     twiddleSin.withUnsafeBufferPointer { ws in
-                        var length = 2
-                        while length <= h {
-                            let halfLength = length / 2
-                            let stride = h / length
-                            var start = 0
-                            while start < h {
-                                for k in 0..<halfLength {
-                                    let c = wc[k * stride], s = ws[k * stride]
-                                    let p = start + k, q = p + halfLength
-                                    let tr = zr[q] * c - zi[q] * s
-                                    let ti = zr[q] * s + zi[q] * c
-                                    zr[q] = zr[p] - tr
-                                    zi[q] = zi[p] - ti
-                                    zr[p] += tr
-                                    zi[p] += ti
-                                }
-                                start += length
-                            }
-                            length *= 2
-                        }
+                        Self.butterflies(zrBuffer.baseAddress!, ziBuffer.baseAddress!, h, wc.baseAddress!, ws.baseAddress!)
                     }
                 }
             }
+        }
+    }
+
+    /// In-place radix-2 decimation-in-time passes over bit-reversed input of length `n`.
+    private static func butterflies(_ zr: UnsafeMutablePointer<Double>, _ zi: UnsafeMutablePointer<Double>, _ n: Int,
+                                    _ wc: UnsafePointer<Double>, _ ws: UnsafePointer<Double>) {
+        var length = 2
+        while length <= n {
+            let halfLength = length / 2
+            let stride = n / length
+            var start = 0
+            while start < n {
+                var w = 0
+                for k in start..<(start + halfLength) {
+                    let c = wc[w], s = ws[w]
+                    w += stride
+                    let q = k + halfLength
+                    let qr = zr[q], qi = zi[q]
+                    let tr = qr * c - qi * s
+                    let ti = qr * s + qi * c
+                    let pr = zr[k], pi = zi[k]
+                    zr[q] = pr - tr
+                    zi[q] = pi - ti
+                    zr[k] = pr + tr
+                    zi[k] = pi + ti
+                }
+                start += length
+            }
+            length *= 2
         }
     }
 }

@@ -63,8 +63,8 @@ public struct HeartRateEstimator: Sendable {
     static let lineZoneBPM = 5.0
     /// Weight of the second harmonic in the spectral support of a rate.
     static let harmonicWeight = 0.3
-    /// Exponent sharpening the spectrum into a likelihood, and its floor.
-    static let likelihoodExponent = 3.0
+    /// The likelihood is support³ + likelihoodFloor: the cube sharpens the spectrum, the floor
+    /// keeps any rate possible.
     static let likelihoodFloor = 0.05
 
     public let configuration: Configuration
@@ -356,7 +356,8 @@ public struct HeartRateEstimator: Sendable {
         }
         normalize(&support)
         for g in 0..<n {
-            likelihood[g] = Double.pow(support[g], Self.likelihoodExponent) + Self.likelihoodFloor
+            let v = support[g]
+            likelihood[g] = v * v * v + Self.likelihoodFloor   // support^likelihoodExponent
         }
     }
 

@@ -28,6 +28,7 @@ struct MotionLineDetector {
     private var power: [Double]
     private var total: [Double]
     private var count: Int
+    private var peaks: [(bin: Int, amplitude: Double)] = []
 
     init(windowCount: Int, rateHz: Double, fftSize: Int, maximumLines: Int = 8) {
         self.rateHz = rateHz
@@ -39,6 +40,7 @@ struct MotionLineDetector {
         tapered = Array(repeating: 0, count: windowCount)
         power = Array(repeating: 0, count: fftSize / 2 + 1)
         total = Array(repeating: 0, count: fftSize / 2 + 1)
+        peaks.reserveCapacity(maximumBaseLines + 1)
     }
 
     /// Writes the line frequencies in Hz into `lines` (sized `maximumLines`), strongest motion
@@ -62,8 +64,7 @@ struct MotionLineDetector {
         guard hi > lo else { return (0, 0) }
 
         // The strongest few local maxima (kept sorted, strongest first).
-        var peaks: [(bin: Int, amplitude: Double)] = []
-        peaks.reserveCapacity(maximumBaseLines + 1)
+        peaks.removeAll(keepingCapacity: true)
         var strongest = 0.0
         for k in lo...hi where total[k] > total[k - 1] && total[k] >= total[k + 1] {
             let amplitude = total[k].squareRoot() * scale
