@@ -53,6 +53,21 @@ struct HeartRateSyntheticTests {
         #expect(score.coverage >= 0.85, "\(score)")
     }
 
+    @Test("A magnitude-only accelerometer (|a| in x, 0 in y and z) is enough", arguments: walks)
+    func magnitudeOnlyAccelerometer(cadence: Double, bpm: Double) {
+        let truth = SyntheticPPG(Self.walkingScenario(cadence: cadence, bpm: bpm))
+        let rows = truth.rows(sampleRateHz: 50, durationSeconds: 120).map { row -> PPGRow in
+            var r = row
+            r.acceleration = row.acceleration.map {
+                AccelerationRow(timeSeconds: $0.timeSeconds, xG: ($0.xG * $0.xG + $0.yG * $0.yG + $0.zG * $0.zG).squareRoot(), yG: 0, zG: 0)
+            }
+            return r
+        }
+        let score = HeartRateScore(streamHeartRate(rows).outputs, truth: truth)
+        #expect(score.meanAbsoluteErrorBPM <= 3, "\(score)")
+        #expect(score.coverage >= 0.85, "\(score)")
+    }
+
     @Test("Rate ramps while walking, and back down at rest: within 3 bpm")
     func ramps() {
         var s = SyntheticPPG.Scenario()

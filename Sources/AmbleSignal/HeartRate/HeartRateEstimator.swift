@@ -87,6 +87,7 @@ public struct HeartRateEstimator: Sendable {
     private var motion: [RingBuffer<Double>]
     private var accelerationPresent: RingBuffer<Double>
     private var binsSinceReset = 0
+    private var accelerationIsMagnitude = false
     private var newestBinIndex: Int?
     private var lastEstimateBinIndex: Int?
 
@@ -170,7 +171,9 @@ public struct HeartRateEstimator: Sendable {
         }
         var acceleration: SIMD4<Double>?
         if let a = sample.acceleration, a.xG.isFinite, a.yG.isFinite, a.zG.isFinite {
-            acceleration = a.isMagnitudeOnly ? SIMD4(a.xG, 0, 0, 0) : SIMD4(a.xG, a.yG, a.zG, 0)
+            // Magnitude only: flagged, or a recording with |a| in x and zeros in y and z.
+            accelerationIsMagnitude = a.isMagnitudeOnly || (a.yG == 0 && a.zG == 0)
+            acceleration = accelerationIsMagnitude ? SIMD4(a.xG, 0, 0, 0) : SIMD4(a.xG, a.yG, a.zG, 0)
         }
         if !resampler.add(timeSeconds: sample.timeSeconds, ppg: ppg, acceleration: acceleration) {
             resetSignal()
@@ -252,7 +255,7 @@ public struct HeartRateEstimator: Sendable {
         let withoutAcceleration = accelerationBins == 0
         if withAcceleration {
             for a in 0..<3 { Self.copyWindow(motion[a], into: &axes[a]) }
-            lineCount = lineDetector.detect(axes: axes, into: &lines).count
+            lineCount = lineDetector.detect(axes: axes, magnitudeOnly: accelerationIsMagnitude, into: &lines).count
         }
         spectrum.setLines(lines, count: lineCount)
 

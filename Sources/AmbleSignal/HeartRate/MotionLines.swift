@@ -8,6 +8,10 @@ import RealModule
 /// g) is at least `minimumAmplitudeG` and at least `relativeAmplitude` of the strongest;
 /// up to `maximumBaseLines` peaks, each with harmonics up to `harmonics`, inside
 /// `searchBPM`. Frequencies are refined between FFT bins by parabolic interpolation.
+///
+/// A magnitude-only accelerometer hardly sees the arm swing (it tilts gravity, which keeps
+/// |a| near 1 g) but the PPG does: then each peak is taken as a step rate and the lines are
+/// the multiples of half of it (the stride), up to twice as many.
 struct MotionLineDetector {
     var minimumAmplitudeG = 0.2
     var relativeAmplitude = 0.1
@@ -46,7 +50,7 @@ struct MotionLineDetector {
     /// Writes the line frequencies in Hz into `lines` (sized `maximumLines`), strongest motion
     /// first; returns how many. `axes` holds the window of each axis (`windowCount` values).
     /// Also returns the strongest line amplitude in g (0 when there is none).
-    mutating func detect(axes: [[Double]], into lines: inout [Double]) -> (count: Int, strongestG: Double) {
+    mutating func detect(axes: [[Double]], magnitudeOnly: Bool, into lines: inout [Double]) -> (count: Int, strongestG: Double) {
         for k in total.indices { total[k] = 0 }
         for axis in axes {
             var mean = 0.0
@@ -83,8 +87,9 @@ struct MotionLineDetector {
             let y0 = Double.log(total[k - 1] + 1e-300), y1 = Double.log(total[k] + 1e-300), y2 = Double.log(total[k + 1] + 1e-300)
             let curvature = y0 - 2 * y1 + y2
             let offset = curvature < 0 ? max(-0.5, min(0.5, 0.5 * (y0 - y2) / curvature)) : 0
-            let baseHz = (Double(k) + offset) * binHz
-            for h in 1...harmonics {
+            let peakHz = (Double(k) + offset) * binHz
+            let baseHz = magnitudeOnly ? peakHz / 2 : peakHz
+            for h in 1...(magnitudeOnly ? 2 * harmonics : harmonics) {
                 let f = baseHz * Double(h)
                 let bpm = f * 60
                 if bpm > lineRangeBPM.upperBound { break }
