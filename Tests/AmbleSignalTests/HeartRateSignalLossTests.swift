@@ -69,6 +69,23 @@ struct HeartRateSignalLossTests {
         #expect(score.meanAbsoluteErrorBPM <= 2 && score.coverage >= 0.95, "\(score)")
     }
 
+    @Test("Gaps in the samples: a short one is bridged, a long one restarts the window")
+    func gaps() {
+        var s = SyntheticPPG.Scenario()
+        s.heartRate = [(0, 70)]
+        let truth = SyntheticPPG(s)
+        let rows = truth.rows(sampleRateHz: 50, durationSeconds: 100).filter {
+            !(30.0..<30.3).contains($0.timeSeconds) && !(60.0..<63.0).contains($0.timeSeconds)
+        }
+        let run = streamHeartRate(rows)
+        let short = HeartRateScore(run.outputs, truth: truth, range: 30...58)
+        #expect(short.coverage == 1 && short.meanAbsoluteErrorBPM <= 2, "\(short)")
+        let afterLong = run.outputs.filter { $0.timeSeconds > 63 && $0.timeSeconds < 70.9 }
+        #expect(!afterLong.isEmpty && afterLong.allSatisfy { $0.status == .warmingUp })
+        let later = HeartRateScore(run.outputs, truth: truth, range: 72...100)
+        #expect(later.coverage >= 0.9 && later.meanAbsoluteErrorBPM <= 2, "\(later)")
+    }
+
     @Test("No samples yet, or less than a window: no value, warming up")
     func warmingUp() {
         var estimator = HeartRateEstimator()
