@@ -63,9 +63,11 @@ struct HeartRateAnalysis {
     /// Heart-rate variability at rest over the whole recording (nil when too few clean beats).
     var restingVariability: RestingVariability?
 
-    static func run(recording: PPGRecording, windowSeconds: Double, stepSeconds: Double) throws -> HeartRateAnalysis {
+    static func run(recording: PPGRecording, windowSeconds: Double, stepSeconds: Double,
+                    minimumConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence) throws -> HeartRateAnalysis {
         var configuration = HeartRateEstimator.Configuration()
         configuration.windowSeconds = windowSeconds
+        configuration.minimumConfidence = minimumConfidence
         var estimator = HeartRateEstimator(configuration: configuration)
         var rows: [Row] = []
         var start: Double?
