@@ -56,11 +56,17 @@ let package = Package(
         .target(name: "AmbleModel"),
 
         // MARK: Storage and sync
-        .target(name: "AmbleBandStore", dependencies: [
+        /// The session tables both stores share, and their row mapping (GRDB on the system SQLite).
+        .target(name: "AmbleStoreSupport", dependencies: [
             "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        /// The band's own store: sessions as they are recorded, calibration, settings.
+        .target(name: "AmbleBandStore", dependencies: [
+            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        /// The laptop's store: sessions pulled from any number of bands.
         .target(name: "AmbleCompanionStore", dependencies: [
-            "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// Framing and messages of the band <-> companion link, over any `ByteStream`.
         .target(name: "AmbleSync", dependencies: ["AmbleModel", "AmbleHardware"]),
@@ -102,7 +108,11 @@ let package = Package(
             "AmbleSync", "AmbleLinux", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
         ]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard"]),
-        .testTarget(name: "AmbleBandTests", dependencies: ["AmbleBand", "AmbleCLI"]),
+        .testTarget(name: "AmbleBandTests", dependencies: [
+            "AmbleBand", "AmbleCLI", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+            "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleHardware"]),
     ]
 )

@@ -1,12 +1,33 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
-/// `amble`: the companion. Pairs with a band, pulls its sessions, reviews and analyses them.
+/// `amble`: the companion. Pulls sessions from bands, reviews and analyses them.
 public struct AmbleCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "amble",
         abstract: "The Amble companion: sync sessions from a band, review them, analyse recordings.",
-        subcommands: [AnalyzeCommand.self]
+        subcommands: [SyncCommand.self, SessionsCommand.self, AnalyzeCommand.self]
     )
 
+    @Option(help: "The companion's store. Default: $XDG_DATA_HOME/amble/amble.sqlite or ~/.local/share/amble/amble.sqlite.")
+    var store: String?
+
     public init() {}
+
+    /// The store path this invocation uses.
+    var storePath: String {
+        if let store { return store }
+        let environment = ProcessInfo.processInfo.environment
+        let base: String
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            base = xdg
+        } else {
+            base = (environment["HOME"] ?? ".") + "/.local/share"
+        }
+        return base + "/amble/amble.sqlite"
+    }
 }

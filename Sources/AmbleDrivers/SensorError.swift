@@ -13,6 +13,8 @@ public struct SensorError: Error, Equatable, CustomStringConvertible, Sendable {
         case resetTimedOut
         /// The bus failed.
         case bus(I2CError)
+        /// The board file names a chip no driver knows; `supported` lists the names that work.
+        case unknownChip(supported: [String])
     }
 
     /// Chip model, e.g. "LIS3DH".
@@ -42,6 +44,8 @@ public struct SensorError: Error, Equatable, CustomStringConvertible, Sendable {
             return "\(place): did not finish its reset; power-cycle the sensor."
         case .bus(let error):
             return error.description
+        case .unknownChip(let supported):
+            return "\(chip) on \(bus): no driver for this chip; set one of \(supported.joined(separator: ", ")) in the board file."
         }
     }
 }

@@ -31,7 +31,7 @@ public final class EmulatedI2CBus: I2CBus {
     public let busName: String
     private var devices: [I2CAddress: any I2CDeviceEmulator] = [:]
     private var unplugged: Set<I2CAddress> = []
-    private var pendingFaults: [I2CAddress: (remaining: Int, fault: EmulatedBusFault)] = [:]
+    private var pendingFaults: [I2CAddress: (skip: Int, remaining: Int, fault: EmulatedBusFault)] = [:]
     /// Transfers made so far, per address (to check what a driver did).
     public private(set) var transferCount: [I2CAddress: Int] = [:]
 
@@ -43,9 +43,10 @@ public final class EmulatedI2CBus: I2CBus {
         devices[address] = device
     }
 
-    /// Fails the next `count` transfers to `address` with `fault`.
-    public func failNext(_ count: Int, at address: I2CAddress, with fault: EmulatedBusFault = .io(errno: 5)) {
-        pendingFaults[address] = (count, fault)
+    /// Fails the next `count` transfers to `address` with `fault`, after letting
+    /// `afterTransfers` transfers through (to hit a driver in the middle of a read).
+    public func failNext(_ count: Int, at address: I2CAddress, with fault: EmulatedBusFault = .io(errno: 5), afterTransfers: Int = 0) {
+        pendingFaults[address] = (afterTransfers, count, fault)
     }
 
     /// The chip stops answering (a loose wire, a sensor that lost power).
@@ -83,7 +84,10 @@ public final class EmulatedI2CBus: I2CBus {
 
     private func deviceFor(_ address: I2CAddress, register: UInt8?) throws(I2CError) -> any I2CDeviceEmulator {
         transferCount[address, default: 0] += 1
-        if var pending = pendingFaults[address], pending.remaining > 0 {
+        if var pending = pendingFaults[address], pending.skip > 0 {
+            pending.skip -= 1
+            pendingFaults[address] = pending
+        } else if var pending = pendingFaults[address], pending.remaining > 0 {
             pending.remaining -= 1
             pendingFaults[address] = pending.remaining > 0 ? pending : nil
             throw translate(pending.fault, address: address, register: register)

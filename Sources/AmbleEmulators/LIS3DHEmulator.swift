@@ -37,7 +37,7 @@ public final class LIS3DHEmulator: I2CDeviceEmulator {
 
     /// Fault injection: while true the FIFO neither fills nor empties (a wedged chip).
     public var fifoStuck = false
-    /// Samples the chip produced since power-on (for tests).
+    /// Samples the chip produced since it was created (for tests).
     public private(set) var samplesProduced = 0
 
     public init(clock: any BandClock, source: any AccelerationSource) {
@@ -104,8 +104,9 @@ public final class LIS3DHEmulator: I2CDeviceEmulator {
     // MARK: Sampling
 
     private func catchUp() {
-        guard !fifoStuck else { return }
-        for t in ticker.ticks(until: clock.nowSeconds, rateHz: outputRateHz) {
+        let due = ticker.ticks(until: clock.nowSeconds, rateHz: outputRateHz)
+        guard !fifoStuck else { return }  // a wedged chip loses what it should have sampled
+        for t in due {
             let a = source.accelerationG(atSeconds: t)
             let sample = (encode(a.x), encode(a.y), encode(a.z))
             samplesProduced += 1
@@ -154,6 +155,7 @@ public final class LIS3DHEmulator: I2CDeviceEmulator {
         case Register.ctrl1:
             catchUp()
             registers[Int(register)] = value
+            catchUp()  // sampling at the new rate starts now
         case Register.fifoCtrl:
             catchUp()
             registers[Int(register)] = value

@@ -115,10 +115,10 @@ public final class MAX30102Emulator: I2CDeviceEmulator {
     // MARK: Sampling
 
     private func catchUp() {
-        guard !fifoStuck else { return }
         let running = !isShutDown && activeLEDs > 0
-        let rate = running ? sampleRateHz : nil
-        for t in ticker.ticks(until: clock.nowSeconds, rateHz: rate) {
+        let due = ticker.ticks(until: clock.nowSeconds, rateHz: running ? sampleRateHz : nil)
+        guard !fifoStuck else { return }  // a wedged chip loses what it should have sampled
+        for t in due {
             let light = source.opticalCounts(atSeconds: t)
             averaging.append(light)
             guard averaging.count >= samplesAveraged else { continue }

@@ -5,11 +5,10 @@ public protocol BandClock: AnyObject {
     var nowSeconds: Double { get }
     /// Seconds since 1970-01-01T00:00:00Z, consistent with `nowSeconds` (for session times).
     var unixSeconds: Double { get }
-    /// Real seconds to wait for `seconds` of this clock's time to pass (`seconds / speed`).
-    func realSeconds(forBandSeconds seconds: Double) -> Double
 }
 
-/// A clock that moves only when told to: tests and as-fast-as-possible simulation.
+/// A clock that moves only when told to: tests, and the simulated board, whose loop paces it
+/// against real time.
 public final class ManualClock: BandClock {
     public private(set) var nowSeconds: Double
     public let unixOriginSeconds: Double
@@ -30,6 +29,4 @@ public final class ManualClock: BandClock {
         precondition(seconds >= nowSeconds, "time only moves forward")
         nowSeconds = seconds
     }
-
-    public func realSeconds(forBandSeconds seconds: Double) -> Double { 0 }
 }

@@ -58,6 +58,8 @@ public final class LinuxSerialPort: FileDescriptorStream {
         tcflush(fd, TCIOFLUSH)
         super.init(descriptor: fd, peerName: path)
     }
+
+    override var readsZeroWhenIdle: Bool { true }
 }
 
 /// A pseudo-terminal pair: a real serial line between two descriptors, for tests and for
@@ -86,6 +88,7 @@ public struct PseudoTerminalPair {
 
 final class PseudoTerminalController: FileDescriptorStream {
     private let keepOpen: Int32
+    override var readsZeroWhenIdle: Bool { true }
     init(descriptor: Int32, peerName: String, keepOpen: Int32) {
         self.keepOpen = keepOpen
         super.init(descriptor: descriptor, peerName: peerName)

@@ -40,3 +40,17 @@ public final class RawKeyboard {
 
 /// Whether standard output is a terminal (status lines are redrawn in place only then).
 public func standardOutputIsTerminal() -> Bool { isatty(STDOUT_FILENO) == 1 }
+
+/// Writes text to standard output at once (no buffering), all of it.
+public func writeStandardOutput(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        offset += written
+    }
+}

@@ -1,1 +1,3 @@
-print("ambled")
+import AmbleBand
+
+AmbledCommand.main()

@@ -117,6 +117,18 @@ struct LIS3DHTests {
         #expect(try driver.readSamples().samples.count == 5)
     }
 
+    @Test func aFailedBurstReadIsReportedAsAGap() throws {
+        let driver = try LIS3DH(bus: bus)
+        try driver.configure()
+        clock.advance(bySeconds: 0.2)
+        bus.failNext(1, at: 0x18, with: .io(errno: 5), afterTransfers: 1)  // FIFO_SRC passes, the burst fails
+        #expect(throws: SensorError.self) { try driver.readSamples() }
+        clock.advance(bySeconds: 0.1)
+        #expect(try driver.readSamples().overrunDetected, "samples may have been popped and lost")
+        clock.advance(bySeconds: 0.1)
+        #expect(!(try driver.readSamples().overrunDetected))
+    }
+
     @Test func comesBackAfterUnplugOnlyOnceReconfigured() throws {
         let driver = try LIS3DH(bus: bus)
         try driver.configure()

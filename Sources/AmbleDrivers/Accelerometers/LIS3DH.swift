@@ -52,6 +52,8 @@ public final class LIS3DH: Accelerometer {
     private let rateCode: UInt8
     private let scaleG: Double
     private let registers: RegisterAccess
+    /// A FIFO read failed part-way: samples may have been popped and lost.
+    private var readFailed = false
 
     /// - Parameters:
     ///   - rangeG: full scale, ±2, 4, 8 or 16 g.
@@ -75,6 +77,7 @@ public final class LIS3DH: Accelerometer {
     }
 
     public func configure() throws(SensorError) {
+        readFailed = false
         try registers.expectChipID(register: Register.whoAmI, value: Self.chipIDValue, family: "LIS3DH")
         let ctrl1 = rateCode << 4 | Bits.ctrl1AxesEnabled
         let ctrl4 = Bits.ctrl4BlockDataUpdate | Self.fullScaleCodes[rangeG]! << Bits.ctrl4FullScaleShift | Bits.ctrl4HighResolution
@@ -88,10 +91,17 @@ public final class LIS3DH: Accelerometer {
 
     public func readSamples() throws(SensorError) -> AccelerometerBatch {
         let source = try registers.read(Register.fifoSrc)
-        let overrun = source & Bits.fifoSrcOverrun != 0
+        let overrun = source & Bits.fifoSrcOverrun != 0 || readFailed
         let count = overrun ? Self.fifoDepth : Int(source & Bits.fifoSrcLevelMask)
-        guard count > 0 else { return AccelerometerBatch(samples: [], overrunDetected: false) }
-        let bytes = try registers.read(Register.outXL | Register.autoIncrement, count: count * 6)
+        guard count > 0 else { return AccelerometerBatch(samples: [], overrunDetected: overrun) }
+        let bytes: [UInt8]
+        do {
+            bytes = try registers.read(Register.outXL | Register.autoIncrement, count: count * 6)
+            readFailed = false
+        } catch {
+            readFailed = true
+            throw error
+        }
         var samples: [AccelerationVector] = []
         samples.reserveCapacity(count)
         for i in 0..<count {

@@ -1,0 +1,406 @@
+import AmbleBandStore
+import AmbleDrivers
+import AmbleHardware
+import AmbleLinux
+import AmbleModel
+import AmbleSignal
+import AmbleSimulation
+import AmbleStateMachines
+import Logging
+
+/// A button as the loop sees it: its line and its debouncer.
+struct ButtonInput {
+    let role: ButtonRole
+    let line: any GPIOInput
+    var debouncer: ButtonDebouncer
+}
+
+/// The band: samples the sensors, counts steps, estimates heart rate, runs the practice,
+/// drives the motor, records sessions and serves them to companions.
+///
+/// One loop, one thread. Each time round: read the sensor FIFOs when due, turn button edges
+/// into presses, close a second when one has passed, switch the motor, answer the sync link,
+/// then sleep until the next thing is due or a descriptor becomes readable.
+public final class Band {
+    let clock: any BandClock
+    let console: Console
+    let logger: Logger
+    public let store: BandStore
+    public let identity: BandIdentity
+    let accelerometer: SensorChannel<AccelerometerBatch>
+    let heartRateSensor: SensorChannel<OpticalBatch>?
+    let motor: VibrationMotor
+    /// The OLED, when the board has one.
+    public let display: SSD1306?
+    var displayDrawnScreen: Screen?
+    var displayRetrySeconds = -Double.infinity
+    var displayFailed = false
+    var buttons: [ButtonInput]
+    var practice: PracticeMachine
+    public let simulation: SimulatedBoard?
+    let sync: SyncService?
+    let signals: SignalWatcher?
+    let keyboard: RawKeyboard?
+    var script: [ScenarioScript.Step]
+    let exitAfterScript: Bool
+
+    // Signal processing, the same code `amble analyze` runs.
+    var stepCounter = StepCounter()
+    var heartRate = HeartRateEstimator()
+    var haptics = HapticsPlayer()
+
+    // Timing (band seconds).
+    let startSeconds: Double
+    let sensorPeriodSeconds = 0.1
+    var nextSensorRead: Double
+    var nextSecond: Double
+    var lastAccelerationTime = -Double.infinity
+    var lastPPGTime = -Double.infinity
+    var latestAcceleration: AccelerationSample?
+
+    // The second being measured.
+    var stepsThisSecond = 0
+    var skinDetected = true
+    var screen: Screen = .notice(title: "Starting", detail: "")
+
+    // Session recording.
+    var sessionID: Int64?
+    var motorFailed = false
+    var stopRequested = false
+    var scriptEnded = false
+
+    init(clock: any BandClock, console: Console, logger: Logger, store: BandStore, identity: BandIdentity,
+         accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?, display: SSD1306?,
+         motor: VibrationMotor, motorStrength: Double, buttons: [ButtonInput], practice: PracticeMachine,
+         simulation: SimulatedBoard?, sync: SyncService?, signals: SignalWatcher?, keyboard: RawKeyboard?,
+         script: ScenarioScript?, exitAfterScript: Bool) {
+        self.clock = clock
+        self.console = console
+        self.logger = logger
+        self.store = store
+        self.identity = identity
+        self.accelerometer = accelerometer
+        self.heartRateSensor = heartRateSensor
+        self.display = display
+        self.motor = motor
+        self.buttons = buttons
+        self.practice = practice
+        self.simulation = simulation
+        self.sync = sync
+        self.signals = signals
+        self.keyboard = keyboard
+        self.exitAfterScript = exitAfterScript
+        startSeconds = clock.nowSeconds
+        nextSensorRead = startSeconds
+        nextSecond = startSeconds + 1
+        self.script = (script?.steps ?? []).map { step in
+            var shifted = step
+            shifted.timeSeconds += clock.nowSeconds
+            return shifted
+        }
+        haptics.pwmPeriodSeconds = 0.02
+        motorStrengthScale = motorStrength
+    }
+
+    let motorStrengthScale: Double
+
+    /// Runs until SIGTERM/SIGINT (or the script's end with `exitAfterScript`); the session under
+    /// way is closed and stored first. Returns the exit status.
+    public func run() -> Int32 {
+        startIfNeeded()
+        if let manual = clock as? ManualClock {
+            runPaced(manual)
+        } else {
+            while !stopRequested {
+                tick()
+                sleepUntilSomethingIsDue()
+            }
+        }
+        shutDown()
+        return 0
+    }
+
+    /// Band time runs this many times faster than real time on a paced (simulated) clock.
+    public var speed: Double = 1
+
+    /// The simulated board's loop: band time advances in fixed ticks and waits for real time
+    /// to catch up at `speed`. A process that is descheduled pauses band time instead of
+    /// skipping it, so no emulated FIFO overflows because the host was busy.
+    private func runPaced(_ manual: ManualClock, tickSeconds: Double = 0.01) {
+        let real = SystemClock()
+        let realStart = real.nowSeconds
+        let bandStart = manual.nowSeconds
+        while !stopRequested {
+            tick()
+            manual.advance(bySeconds: tickSeconds)
+            let due = realStart + (manual.nowSeconds - bandStart) / speed
+            let wait = due - real.nowSeconds
+            if wait > 0 {
+                _ = waitForReadable(pollDescriptors, timeoutSeconds: wait)
+            } else if wait < -1 {
+                // Far behind (a slow host at a high speed): the schedule moves, time does not jump.
+                _ = waitForReadable(pollDescriptors, timeoutSeconds: 0)
+            }
+        }
+    }
+
+    var pollDescriptors: [Int32] {
+        var descriptors = sync?.pollDescriptors ?? []
+        descriptors += buttons.compactMap { $0.line.pollDescriptor }
+        if let keyboard { descriptors.append(keyboard.pollDescriptor) }
+        if let signals { descriptors.append(signals.pollDescriptor) }
+        return descriptors
+    }
+
+    /// Runs on a clock that moves only when told: ticks every `tickSeconds` of band time for
+    /// `seconds`, without sleeping (tests, and simulations as fast as the machine goes).
+    /// Returns early when stopped; call `shutDown()` to close the session under way.
+    public func run(advancing clock: ManualClock, forBandSeconds seconds: Double, tickSeconds: Double = 0.01) {
+        precondition(clock === self.clock, "the band must have been built on this clock")
+        startIfNeeded()
+        let end = clock.nowSeconds + seconds
+        while !stopRequested && clock.nowSeconds < end {
+            tick()
+            clock.advance(bySeconds: tickSeconds)
+        }
+    }
+
+    private var started = false
+
+    private func startIfNeeded() {
+        guard !started else { return }
+        started = true
+        perform(practice.start(), now: clock.nowSeconds)
+    }
+
+    /// Whether the band was asked to stop (signal, `q`, or the script's end).
+    public var isStopped: Bool { stopRequested }
+
+    /// One time round the loop, at the clock's current time.
+    func tick() {
+        let now = clock.nowSeconds
+        runScript(now: now)
+        readKeyboard(now: now)
+        if now >= nextSensorRead {
+            readSensors(now: now)
+            nextSensorRead = max(nextSensorRead + sensorPeriodSeconds, now - sensorPeriodSeconds)
+        }
+        readButtons(now: now)
+        while now >= nextSecond {
+            secondElapsed(at: nextSecond)
+            nextSecond += 1
+        }
+        driveMotor(now: now)
+        sync?.service()
+        if let signal = signals?.takeSignal() {
+            logger.info("signal \(signal) received: closing the session and stopping")
+            stopRequested = true
+        }
+        drawStatus(now: now)
+        drawDisplay(now: now)
+    }
+
+    // MARK: Sensors
+
+    func readSensors(now: Double) {
+        if let batch = accelerometer.poll(now: now) {
+            ingest(batch, now: now)
+        }
+        if let sensor = heartRateSensor, let batch = sensor.poll(now: now) {
+            ingest(batch, now: now, rateHz: sensor.expectedRateHz)
+        }
+    }
+
+    func ingest(_ batch: AccelerometerBatch, now: Double) {
+        let period = 1 / accelerometer.expectedRateHz
+        let count = batch.samples.count
+        for (i, v) in batch.samples.enumerated() {
+            // The newest sample was taken just before the read; the others one period apart.
+            let t = max(now - Double(count - 1 - i) * period, lastAccelerationTime + period * 0.5)
+            lastAccelerationTime = t
+            let sample = AccelerationSample(timeSeconds: t, xG: v.xG, yG: v.yG, zG: v.zG)
+            latestAcceleration = sample
+            stepsThisSecond += stepCounter.process(sample)
+        }
+    }
+
+    func ingest(_ batch: OpticalBatch, now: Double, rateHz: Double) {
+        let period = 1 / rateHz
+        let count = batch.samples.count
+        skinDetected = batch.skinDetected
+        for (i, s) in batch.samples.enumerated() {
+            let t = max(now - Double(count - 1 - i) * period, lastPPGTime + period * 0.5)
+            lastPPGTime = t
+            heartRate.process(PPGSample(timeSeconds: t, channels: [Double(s.infrared), Double(s.red)], acceleration: latestAcceleration))
+        }
+    }
+
+    // MARK: Buttons and keys
+
+    func readButtons(now: Double) {
+        for index in buttons.indices {
+            var events: [ButtonEvent] = []
+            do {
+                for edge in try buttons[index].line.drainEdges() {
+                    events += buttons[index].debouncer.edge(becameActive: edge.becameActive, atSeconds: edge.timeSeconds)
+                }
+            } catch {
+                logger.warning("button \(buttons[index].role.rawValue): \(error)")
+            }
+            events += buttons[index].debouncer.update(now: now)
+            for event in events {
+                perform(practice.handle(.button(event)), now: now)
+            }
+        }
+    }
+
+    func readKeyboard(now: Double) {
+        guard let keyboard else { return }
+        for key in keyboard.readKeys() {
+            if key == UInt8(ascii: "q") || key == 3 {
+                stopRequested = true
+                continue
+            }
+            if let note = simulation?.key(key, now: now) { logger.info("\(note)") }
+        }
+    }
+
+    func runScript(now: Double) {
+        while let step = script.first, step.timeSeconds <= now {
+            script.removeFirst()
+            if case .end = step.action {
+                logger.notice("script finished")
+                scriptEnded = true
+                if exitAfterScript { stopRequested = true }
+                continue
+            }
+            if let note = simulation?.apply(step.action, atSeconds: step.timeSeconds) {
+                logger.info("script line \(step.line): \(note)")
+            }
+        }
+    }
+
+    // MARK: Seconds and the practice
+
+    func secondElapsed(at bandSeconds: Double) {
+        let estimate = heartRateSensor != nil && skinDetected ? heartRate.estimate() : nil
+        let accelerometerGap = accelerometer.takeGap()
+        let heartRateGap = heartRateSensor?.takeGap() ?? false
+        let report = SecondReport(
+            unixSeconds: clock.unixSeconds - (clock.nowSeconds - bandSeconds),
+            steps: stepsThisSecond,
+            cadenceStepsPerMinute: accelerometerGap && !accelerometer.isHealthy ? 0 : stepCounter.cadenceStepsPerMinute,
+            heartRateBPM: estimate?.bpm, heartRateConfidence: estimate?.confidence,
+            accelerometerGap: accelerometerGap, heartRateGap: heartRateGap)
+        stepsThisSecond = 0
+        perform(practice.handle(.secondElapsed(report)), now: bandSeconds)
+    }
+
+    /// Carries out what the practice asked for. Store failures are logged, never fatal:
+    /// the walk goes on and what is already stored stays.
+    func perform(_ actions: [PracticeAction], now: Double) {
+        for action in actions {
+            switch action {
+            case .vibrate(let pattern):
+                haptics.play(scaled(pattern), now: clock.nowSeconds)
+                if pattern == .paceAlert && !console.isTerminal {
+                    // On a terminal the status line shows the motor; in a log, say it once.
+                    console.line("\(StatusLine.clock(now - startSeconds)) [≋ BUZZ ≋] too fast: pace alert")
+                }
+            case .show(let next):
+                screen = next
+            case .beginSession(let kind, let start, let parameters):
+                do {
+                    sessionID = try store.beginSession(kind: kind, startUnixSeconds: start, parameters: parameters)
+                    logger.info("\(kind.rawValue) session \(sessionID!) started")
+                } catch {
+                    sessionID = nil
+                    logger.error("cannot start recording the session: \(error)")
+                }
+            case .recordSecond(let row):
+                guard let sessionID else { continue }
+                do { try store.appendSecond(sessionID: sessionID, row) } catch {
+                    logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(error)")
+                }
+            case .endSession(let summary):
+                guard let id = sessionID else { continue }
+                do {
+                    try store.endSession(sessionID: id, summary: summary)
+                    logger.notice("\(summary.kind.rawValue) session \(id) stored: \(summary.steps) steps, \(summary.alerts) alerts, \(summary.timeOverLimitSeconds) s over the limit")
+                } catch {
+                    logger.error("cannot close session \(id): \(error); it will be closed from its stored seconds at the next start")
+                }
+                sessionID = nil
+            case .saveCalibration(let calibration):
+                do { try store.saveCalibration(calibration) } catch { logger.error("cannot store the calibration: \(error)") }
+                logger.notice("calibrated: normal pace \(Int(calibration.cadenceStepsPerMinute.rounded())) steps/min")
+            case .saveReduction(let percent):
+                do { try store.saveReductionPercent(percent) } catch { logger.error("cannot store the reduction: \(error)") }
+            }
+        }
+    }
+
+    private func scaled(_ pattern: HapticPattern) -> HapticPattern {
+        guard motorStrengthScale < 1 else { return pattern }
+        var copy = pattern
+        copy.segments = pattern.segments.map { .init(durationSeconds: $0.durationSeconds, strength: $0.strength * motorStrengthScale) }
+        return copy
+    }
+
+    // MARK: Motor, display, waiting
+
+    func driveMotor(now: Double) {
+        let run = haptics.motorShouldRun(now: now)
+        do {
+            try motor.set(running: run)
+            motorFailed = false
+        } catch {
+            if !motorFailed { logger.error("motor: \(error)") }
+            motorFailed = true
+        }
+    }
+
+    func drawStatus(now: Double) {
+        let line = StatusLine.render(screen: screen, bandSeconds: now - startSeconds, motorRunning: motor.isRunning,
+                                     accelerometerOK: accelerometer.isHealthy, heartRateOK: heartRateSensor?.isHealthy ?? false)
+        console.status(line, key: StatusLine.key(screen), now: now)
+    }
+
+    /// Redraws the OLED when the screen changed. A display that fails is set up again every
+    /// few seconds (after a power glitch it needs its init sequence); it never stops the band.
+    func drawDisplay(now: Double) {
+        guard let display, screen != displayDrawnScreen || displayFailed, now >= displayRetrySeconds else { return }
+        ScreenRenderer.draw(screen, bandSeconds: now - startSeconds, into: &display.framebuffer)
+        do {
+            if displayDrawnScreen == nil || displayFailed { try display.configure() }
+            _ = try display.flush()
+            if displayFailed { logger.notice("display works again") }
+            displayFailed = false
+            displayDrawnScreen = screen
+        } catch {
+            if !displayFailed { logger.error("display: \(error); retrying every 5 s") }
+            displayFailed = true
+            displayRetrySeconds = now + 5
+        }
+    }
+
+    func sleepUntilSomethingIsDue() {
+        let now = clock.nowSeconds
+        var wake = min(nextSensorRead, nextSecond)
+        if let change = haptics.nextChangeSeconds(after: now) { wake = min(wake, change) }
+        if let step = script.first { wake = min(wake, step.timeSeconds) }
+        if buttons.contains(where: { (try? $0.line.isActive()) == true }) { wake = min(wake, now + 0.01) }
+        _ = waitForReadable(pollDescriptors, timeoutSeconds: min(max(0, wake - now), 0.5))
+    }
+
+    /// Closes the session under way, stores it, stops the motor and the sync link.
+    public func shutDown() {
+        perform(practice.finish(unixSeconds: clock.unixSeconds), now: clock.nowSeconds)
+        try? motor.set(running: false)
+        sync?.close()
+        keyboard?.restore()
+        drawStatus(now: clock.nowSeconds)
+        console.finish()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,113 @@
+import AmbleDrivers
+import Logging
+
+/// A sensor as the band's loop sees it: reads that survive faults.
+///
+/// A failed transfer is retried at once. A sensor that keeps failing is reported once,
+/// marked down, and re-initialised every `retrySeconds` until it answers again; one that
+/// answers but delivers nothing for `stallSeconds` is re-initialised too (a wedged FIFO).
+/// Every second in which data was lost is flagged so the session shows the gap.
+final class SensorChannel<Batch> {
+    enum Health: Equatable {
+        case starting
+        case healthy
+        case down(sinceSeconds: Double)
+    }
+
+    let name: String
+    private let configure: () throws(SensorError) -> Void
+    private let read: () throws(SensorError) -> Batch
+    private let sampleCount: (Batch) -> Int
+    private let lostData: (Batch) -> Bool
+    private let logger: Logger
+    let expectedRateHz: Double
+
+    private(set) var health: Health = .starting
+    private var failuresInARow = 0
+    private var nextRetrySeconds = 0.0
+    private var lastDataSeconds: Double?
+    /// Data was lost since the flag was last taken.
+    private var gap = false
+    let retrySeconds = 2.0
+    let failuresBeforeDown = 3
+    let stallSeconds = 1.5
+
+    init(name: String, expectedRateHz: Double, logger: Logger,
+         configure: @escaping () throws(SensorError) -> Void,
+         read: @escaping () throws(SensorError) -> Batch,
+         sampleCount: @escaping (Batch) -> Int,
+         lostData: @escaping (Batch) -> Bool) {
+        self.name = name
+        self.expectedRateHz = expectedRateHz
+        self.logger = logger
+        self.configure = configure
+        self.read = read
+        self.sampleCount = sampleCount
+        self.lostData = lostData
+    }
+
+    var isHealthy: Bool { health == .healthy }
+
+    /// Reads what the sensor has, handling faults. Returns nil when nothing could be read.
+    func poll(now: Double) -> Batch? {
+        switch health {
+        case .starting, .down:
+            guard now >= nextRetrySeconds else { gap = true; return nil }
+            do {
+                try configure()
+                if case .down(let since) = health {
+                    logger.notice("\(name) answers again after \(Int((now - since).rounded())) s; re-initialised")
+                }
+                health = .healthy
+                failuresInARow = 0
+                lastDataSeconds = now
+                return nil
+            } catch {
+                if health == .starting {
+                    logger.error("\(name) is not working; the band goes on without it and keeps trying. \(error)")
+                    health = .down(sinceSeconds: now)
+                }
+                nextRetrySeconds = now + retrySeconds
+                gap = true
+                return nil
+            }
+        case .healthy:
+            var lastError: SensorError?
+            for _ in 0..<2 {  // one immediate retry of a failed transfer
+                do {
+                    let batch = try read()
+                    failuresInARow = 0
+                    if lostData(batch) { gap = true }
+                    if sampleCount(batch) > 0 {
+                        lastDataSeconds = now
+                    } else if let last = lastDataSeconds, now - last > stallSeconds {
+                        logger.warning("\(name) delivered no data for \(Int((now - last).rounded())) s; re-initialising")
+                        markDown(now: now, retryAt: now)
+                    }
+                    return batch
+                } catch {
+                    lastError = error
+                }
+            }
+            failuresInARow += 1
+            gap = true
+            if failuresInARow >= failuresBeforeDown, let lastError {
+                logger.error("\(name) stopped answering; retrying every \(Int(retrySeconds)) s. \(lastError)")
+                markDown(now: now, retryAt: now + retrySeconds)
+            }
+            return nil
+        }
+    }
+
+    private func markDown(now: Double, retryAt: Double) {
+        health = .down(sinceSeconds: now)
+        nextRetrySeconds = retryAt
+        gap = true
+    }
+
+    /// Whether data was lost since the last call (and clears the flag).
+    func takeGap() -> Bool {
+        defer { gap = false }
+        return gap || !isHealthy
+    }
+}

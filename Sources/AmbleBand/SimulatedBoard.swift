@@ -1,0 +1,114 @@
+import AmbleEmulators
+import AmbleHardware
+import AmbleSimulation
+import Logging
+
+/// The simulated board's parts: the emulated bus and chips, the simulated GPIO lines, the
+/// wearer feeding the chips, and what a script or the keyboard does to them.
+public final class SimulatedBoard {
+    public let clock: any BandClock
+    public let bus: EmulatedI2CBus
+    public let synthetic: SyntheticWearer?
+    public let motorLine: SimulatedGPIOOutput
+    /// The emulated OLED, when the board has a display.
+    public let displayPanel: SSD1306Emulator?
+    public private(set) var buttonLines: [String: SimulatedGPIOInput] = [:]
+    let accelerometerAddress: I2CAddress
+    let heartRateAddress: I2CAddress?
+
+    init(clock: any BandClock, bus: EmulatedI2CBus, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?, buttonRoles: [String], accelerometerAddress: I2CAddress, heartRateAddress: I2CAddress?) {
+        self.displayPanel = displayPanel
+        self.clock = clock
+        self.bus = bus
+        self.synthetic = synthetic
+        self.motorLine = motorLine
+        self.accelerometerAddress = accelerometerAddress
+        self.heartRateAddress = heartRateAddress
+        for role in buttonRoles {
+            let line = SimulatedGPIOInput(lineName: "BUTTON_\(role.uppercased())", clock: clock)
+            line.bounceEdges = 2  // real switches bounce; the debouncer must cope
+            buttonLines[role] = line
+        }
+    }
+
+    /// Presses a button at band time `time` for `holdSeconds`.
+    public func press(role: String, atSeconds time: Double, holdSeconds: Double) -> Bool {
+        guard let line = buttonLines[role] else { return false }
+        line.schedulePress(atSeconds: time, holdSeconds: holdSeconds)
+        return true
+    }
+
+    /// Applies one scripted action at band time `time`. Returns a note for the log, if any.
+    func apply(_ action: ScenarioScript.Action, atSeconds time: Double) -> String? {
+        switch action {
+        case .press(let role, let hold):
+            return press(role: role, atSeconds: time, holdSeconds: hold) ? nil : "this board has no \(role) button"
+        case .walk(let cadence):
+            guard let synthetic else { return "walk ignored: the board plays a recording" }
+            synthetic.activity = .walking(cadenceStepsPerMinute: cadence)
+            return nil
+        case .stop:
+            synthetic?.activity = .still
+            return nil
+        case .restingHeartRate(let bpm):
+            synthetic?.restingHeartRateBPM = bpm
+            return nil
+        case .wrist(let worn):
+            synthetic?.isWorn = worn
+            return "band \(worn ? "back on" : "off") the wrist"
+        case .unplug(let sensor):
+            guard let address = address(of: sensor) else { return "no \(sensor.rawValue) on this board" }
+            bus.unplug(address)
+            return "\(sensor.rawValue) unplugged (simulated)"
+        case .plug(let sensor):
+            guard let address = address(of: sensor) else { return "no \(sensor.rawValue) on this board" }
+            bus.plug(address)
+            return "\(sensor.rawValue) plugged back in (simulated)"
+        case .end:
+            return nil
+        }
+    }
+
+    private func address(of sensor: ScenarioScript.Sensor) -> I2CAddress? {
+        switch sensor {
+        case .accelerometer: return accelerometerAddress
+        case .heartRate: return heartRateAddress
+        }
+    }
+
+    /// Keys of the simulated board: n/s/b press next/select/back (capitals hold them: a long
+    /// press); w walks at 110 steps/min, + and - change the pace by 5, 0 stops; o takes the
+    /// band off the wrist and puts it back.
+    func key(_ key: UInt8, now: Double) -> String? {
+        let short = ScenarioScript.shortPressSeconds, long = 1.2
+        switch key {
+        case UInt8(ascii: "n"): _ = press(role: "next", atSeconds: now, holdSeconds: short)
+        case UInt8(ascii: "N"): _ = press(role: "next", atSeconds: now, holdSeconds: long)
+        case UInt8(ascii: "s"), UInt8(ascii: " "), 10, 13: _ = press(role: "select", atSeconds: now, holdSeconds: short)
+        case UInt8(ascii: "S"): _ = press(role: "select", atSeconds: now, holdSeconds: long)
+        case UInt8(ascii: "b"): _ = press(role: "back", atSeconds: now, holdSeconds: short)
+        case UInt8(ascii: "w"):
+            synthetic?.activity = .walking(cadenceStepsPerMinute: 110)
+            return "walking at 110 steps/min"
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard let synthetic else { return nil }
+            let current: Double
+            if case .walking(let cadence) = synthetic.activity { current = cadence } else { current = 100 }
+            let next = min(200, max(40, current + (key == UInt8(ascii: "+") ? 5 : -5)))
+            synthetic.activity = .walking(cadenceStepsPerMinute: next)
+            return "walking at \(Int(next)) steps/min"
+        case UInt8(ascii: "0"):
+            synthetic?.activity = .still
+            return "standing still"
+        case UInt8(ascii: "o"):
+            guard let synthetic else { return nil }
+            synthetic.isWorn.toggle()
+            return synthetic.isWorn ? "band back on the wrist" : "band off the wrist"
+        default:
+            return nil
+        }
+        return nil
+    }
+
+    static let keyHelp = "keys: n/s/b next/select/back (N/S/B hold), w walk, +/- pace, 0 stop, o wrist off/on, q quit"
+}

@@ -1,0 +1,118 @@
+import TOMLKit
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads and checks a board file (`boards/*.toml`). Every problem is reported with the file,
+/// the line and the key, and what would be right.
+public enum BoardFile {
+    /// Reads the board file at `path`.
+    public static func load(path: String) throws(BoardError) -> BoardConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BoardError(file: path, line: nil, key: nil, message: "cannot read the board file; check the path (boards/ holds one file per board)")
+        }
+        return try parse(text: String(decoding: data, as: UTF8.self), file: path)
+    }
+
+    /// Parses board file text; `file` names it in errors.
+    public static func parse(text: String, file: String) throws(BoardError) -> BoardConfiguration {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw BoardError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(error.description)")
+        } catch {
+            throw BoardError(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
+        }
+        let reader = TableReader(file: file, locator: KeyLocator(text: text), path: "", index: nil, table: table)
+        return try BoardSchema.read(reader)
+    }
+}
+
+/// One table of a board file, with typed, located reads.
+struct TableReader {
+    let file: String
+    let locator: KeyLocator
+    /// The table's name as written in the file ("" for the top level).
+    let path: String
+    let index: Int?
+    let table: TOMLTable
+
+    func keyName(_ key: String) -> String {
+        if path.isEmpty { return key }
+        if let index { return "\(path)[\(index + 1)].\(key)" }
+        return "\(path).\(key)"
+    }
+
+    func error(_ key: String?, _ message: String) -> BoardError {
+        BoardError(file: file, line: locator.line(table: path, index: index, key: key), key: key.map(keyName) ?? (path.isEmpty ? nil : "[\(path)]"), message: message)
+    }
+
+    func has(_ key: String) -> Bool { table[key] != nil }
+
+    func string(_ key: String, default value: String? = nil, allowed: [String]? = nil) throws(BoardError) -> String {
+        guard let raw = table[key] else {
+            if let value { return value }
+            throw error(key, "missing; add \(key) = \"...\"" + (allowed.map { " (one of \($0.joined(separator: ", ")))" } ?? ""))
+        }
+        guard let text = raw.string else { throw error(key, "must be a string in quotes") }
+        if let allowed, !allowed.contains(text.lowercased()) {
+            throw error(key, "\"\(text)\" is not one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
+        }
+        return allowed == nil ? text : text.lowercased()
+    }
+
+    func int(_ key: String, default value: Int? = nil, range: ClosedRange<Int>) throws(BoardError) -> Int {
+        guard let raw = table[key] else {
+            if let value { return value }
+            throw error(key, "missing; add \(key) = N (\(range.lowerBound)...\(range.upperBound))")
+        }
+        guard let number = raw.int else { throw error(key, "must be a whole number (\(range.lowerBound)...\(range.upperBound))") }
+        guard range.contains(number) else { throw error(key, "\(number) is outside \(range.lowerBound)...\(range.upperBound)") }
+        return number
+    }
+
+    func double(_ key: String, default value: Double? = nil, range: ClosedRange<Double>) throws(BoardError) -> Double {
+        guard let raw = table[key] else {
+            if let value { return value }
+            throw error(key, "missing; add \(key) = N (\(range.lowerBound)...\(range.upperBound))")
+        }
+        guard let number = raw.double ?? raw.int.map(Double.init) else { throw error(key, "must be a number") }
+        guard range.contains(number) else { throw error(key, "\(number) is outside \(range.lowerBound)...\(range.upperBound)") }
+        return number
+    }
+
+    func bool(_ key: String, default value: Bool) throws(BoardError) -> Bool {
+        guard let raw = table[key] else { return value }
+        guard let flag = raw.bool else { throw error(key, "must be true or false") }
+        return flag
+    }
+
+    func subtable(_ key: String) throws(BoardError) -> TableReader? {
+        guard let raw = table[key] else { return nil }
+        guard let sub = raw.table else { throw error(key, "must be a table: write [\(key)] on its own line") }
+        return TableReader(file: file, locator: locator, path: key, index: nil, table: sub)
+    }
+
+    func arrayOfTables(_ key: String) throws(BoardError) -> [TableReader] {
+        guard let raw = table[key] else { return [] }
+        guard let array = raw.array else { throw error(key, "must be an array of tables: write [[\(key)]] before each") }
+        var readers: [TableReader] = []
+        for (i, element) in array.enumerated() {
+            guard let sub = element.table else { throw error(key, "element \(i + 1) must be a table") }
+            readers.append(TableReader(file: file, locator: locator, path: key, index: i, table: sub))
+        }
+        return readers
+    }
+
+    /// Refuses keys the schema does not know, suggesting the nearest known one.
+    func rejectUnknownKeys(known: [String]) throws(BoardError) {
+        for key in table.keys where !known.contains(key) {
+            let nearest = known.min { editDistance($0, key) < editDistance($1, key) }
+            let hint = nearest.flatMap { editDistance($0, key) <= 3 ? "; did you mean \($0)?" : nil } ?? "; known keys here: \(known.joined(separator: ", "))"
+            throw error(key, "unknown key\(hint)")
+        }
+    }
+}

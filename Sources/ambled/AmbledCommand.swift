@@ -1,0 +1,94 @@
+import AmbleBand
+import AmbleBoard
+import AmbleLinux
+import ArgumentParser
+import Logging
+
+/// `ambled`: the band program.
+struct AmbledCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ambled",
+        abstract: "The Amble band: counts steps, estimates heart rate, runs the mindful-walking practice and stores every session.",
+        discussion: """
+        On the simulated board (boards/sim.toml) the chips are emulated at register level and \
+        fed by a synthetic wearer or a recording; buttons come from the keyboard or --script, \
+        and the motor and a status line are drawn in the terminal. SIGTERM or SIGINT closes \
+        the session under way, stores it and stops.
+        """
+    )
+
+    @Option(help: "The board file (boards/*.toml). Default: boards/sim.toml in the current directory.")
+    var board: String = "boards/sim.toml"
+
+    @Option(help: "Where the band keeps its store. Default: $XDG_DATA_HOME/ambled or ~/.local/share/ambled.")
+    var dataDir: String?
+
+    @Option(help: "Serve sessions to companions over TCP at HOST:PORT (e.g. 127.0.0.1:7070; port 0 picks one).")
+    var listen: String?
+
+    @Option(help: "Serve sessions over this serial device (e.g. /dev/ttyGS0).")
+    var serial: String?
+
+    @Option(help: "Baud rate of --serial.")
+    var baud: Int = 115_200
+
+    @Option(help: "Run the simulated board's time this many times faster than real time (0.1-1000).")
+    var speed: Double = 1
+
+    @Option(help: "A scenario script of timed button presses and wearer actions for the simulated board.")
+    var script: String?
+
+    @Flag(help: "Stop when the script reaches its `end` line.")
+    var exitAfterScript = false
+
+    @Flag(help: "Do not read buttons from the keyboard.")
+    var noKeyboard = false
+
+    @Option(help: "Log level: debug, info, notice, warning, error.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard speed >= 0.1, speed <= 1000 else { throw ValidationError("--speed must be between 0.1 and 1000") }
+        if let listen, HostPort(parsing: listen) == nil {
+            throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:7070")
+        }
+        guard LinuxSerialPort.standardBaudRates[baud] != nil else {
+            throw ValidationError("--baud \(baud) is not a standard rate (9600, 19200, 38400, 57600, 115200, 230400, ...)")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of debug, info, notice, warning, error")
+        }
+    }
+
+    func run() throws {
+        let console = Console(isTerminal: standardOutputIsTerminal())
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        var logger = Logger(label: "ambled") { label in ConsoleLogHandler(label: label, console: console) }
+        logger.logLevel = level
+
+        let configuration: BoardConfiguration
+        do {
+            configuration = try BoardFile.load(path: board)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var options = BandOptions(dataDirectory: dataDir ?? BandOptions.defaultDataDirectory)
+        options.listen = listen.flatMap(HostPort.init(parsing:))
+        options.serialPath = serial
+        options.serialBaudRate = baud
+        options.speed = speed
+        options.scriptPath = script
+        options.exitAfterScript = exitAfterScript
+        options.keyboard = !noKeyboard
+        let band: Band
+        do {
+            band = try BandAssembly.build(board: configuration, options: options, console: console, logger: logger)
+        } catch {
+            console.line("ambled: error: \(error)")
+            throw ExitCode(2)
+        }
+        logger.info("\(configuration.name) started (\(configuration.platform.rawValue), store \(options.dataDirectory)/band.sqlite\(speed != 1 ? ", speed x\(speed)" : ""))")
+        let status = band.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}

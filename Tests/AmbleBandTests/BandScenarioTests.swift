@@ -1,0 +1,322 @@
+import AmbleBand
+import AmbleBandStore
+import AmbleBoard
+import AmbleHardware
+import AmbleLinux
+import AmbleModel
+import AmbleSync
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Collects log lines so tests can check what the band reported.
+final class LogRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+}
+
+struct RecordingLogHandler: LogHandler {
+    let recorder: LogRecorder
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .debug
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) { recorder.append("\(event.level): \(event.message)") }
+}
+
+/// The repository's boards/ folder, found from this file's place.
+func repositoryPath(_ relative: String) -> String {
+    var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)  // Tests/AmbleBandTests/BandScenarioTests.swift
+    return parts.joined(separator: "/") + "/" + relative
+}
+
+/// A simulated band on a manual clock with a script, its store in memory-backed temp files.
+struct ScenarioRun {
+    let band: Band
+    let clock: ManualClock
+    let log: LogRecorder
+
+    init(script: String, calibrationSeconds: Int = 30, listen: HostPort? = nil) throws {
+        var board = try BoardFile.load(path: repositoryPath("boards/sim.toml"))
+        board.practice.calibrationSeconds = calibrationSeconds
+        let directory = "/tmp/amble-test-\(UInt64.random(in: 0...UInt64.max))"
+        let scriptPath = directory + ".script"
+        try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        var options = BandOptions(dataDirectory: directory)
+        options.scriptPath = scriptPath
+        options.keyboard = false
+        options.watchSignals = false
+        options.listen = listen
+        let log = LogRecorder()
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(recorder: log) }
+        clock = ManualClock(startSeconds: 1000)
+        band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true), logger: logger, clock: clock)
+        self.log = log
+    }
+
+    func run(seconds: Double) {
+        band.run(advancing: clock, forBandSeconds: seconds)
+    }
+}
+
+/// Calibrate at 112 steps/min, then a mindful walk at 20 % less that drifts too fast twice.
+let demoScript = """
+0:01   press select
++3     walk 112
++30    stop
++8     press next
++1     press select
++1     press select
++1     walk 86
++40    walk 102
++20    walk 84
++30    walk 100
++20    walk 84
++20    stop
++2     hold select 1.5
++4     end
+"""
+
+struct BandScenarioTests {
+    @Test func calibratesWalksBuzzesAndStoresBothSessions() throws {
+        let run = try ScenarioRun(script: demoScript)
+        run.run(seconds: 190)
+        #expect(run.log.contains("script finished"))
+        let sessions = try run.band.store.finishedSessions()
+        try #require(sessions.count == 2)
+        let calibration = sessions[0].summary, walk = sessions[1].summary
+        #expect(calibration.kind == .calibration)
+        let measured = try #require(calibration.measuredCadenceStepsPerMinute)
+        #expect(abs(measured - 112) <= 3, "calibrated \(measured) steps/min for a 112 steps/min walk")
+        #expect(walk.kind == .mindfulWalk)
+        #expect(walk.parameters.reductionPercent == 20)
+        let limit = try #require(walk.parameters.limitCadenceStepsPerMinute)
+        #expect(abs(limit - measured * 0.8) < 1e-9)
+        // Two surges above the limit of about 40 s together: at least one alert each.
+        #expect(walk.alerts >= 2 && walk.alerts <= 8, "alerts \(walk.alerts)")
+        #expect(walk.timeOverLimitSeconds >= 25 && walk.timeOverLimitSeconds <= 50, "over \(walk.timeOverLimitSeconds) s")
+        // Steps agree with what the synthetic wearer really took: within 5 %, plus a few steps
+        // the wearer takes just outside the sessions (the script's walking starts and stops
+        // within about a second of each session's ends).
+        let truth = try #require(run.band.simulation?.synthetic?.stepsTaken)
+        let counted = calibration.steps + walk.steps
+        #expect(abs(Double(counted - truth)) <= 0.05 * Double(truth) + 8, "counted \(counted), took \(truth)")
+        // Every second of the walk was stored, and the alerts in the rows add up.
+        let record = try #require(try run.band.store.session(id: sessions[1].id))
+        #expect(record.seconds.count == Int(walk.durationSeconds.rounded()))
+        #expect(record.seconds.reduce(0) { $0 + $1.alerts } == walk.alerts)
+        #expect(walk.averageHeartRateBPM != nil)
+        // The motor really ran for the alerts.
+        let motor = try #require(run.band.simulation?.motorLine)
+        #expect(motor.history.filter { $0.active }.count >= 3 * walk.alerts)
+    }
+
+    @Test func survivesAnUnpluggedAccelerometerMidWalkWithTheGapMarked() throws {
+        let script = """
+        0:01   press select
+        +1     walk 110
+        +36    stop
+        +4     press next
+        +1     press select
+        +1     press select
+        +1     walk 86
+        +20    unplug accelerometer
+        +15    plug accelerometer
+        +20    stop
+        +1     hold select 1.5
+        +4     end
+        """
+        let run = try ScenarioRun(script: script)
+        run.run(seconds: 120)
+        #expect(run.log.contains("stopped answering"))
+        #expect(run.log.contains("answers again"))
+        let sessions = try run.band.store.finishedSessions()
+        try #require(sessions.count == 2)
+        let walk = sessions[1]
+        let record = try #require(try run.band.store.session(id: walk.id))
+        let gapSeconds = record.seconds.filter(\.accelerometerGap).count
+        #expect(gapSeconds >= 14 && gapSeconds <= 20, "gap \(gapSeconds) s for a 15 s unplug")
+        #expect(walk.summary.gapSeconds >= gapSeconds)
+        // Steps before and after the gap were counted.
+        let firstGap = try #require(record.seconds.firstIndex { $0.accelerometerGap })
+        let lastGap = try #require(record.seconds.lastIndex { $0.accelerometerGap })
+        #expect(record.seconds[..<firstGap].reduce(0) { $0 + $1.steps } > 20)
+        #expect(record.seconds[(lastGap + 1)...].reduce(0) { $0 + $1.steps } > 15)
+    }
+
+    @Test func shutdownMidWalkStoresTheSession() throws {
+        let script = """
+        0:01   press select
+        +1     walk 110
+        +36    stop
+        +4     press next
+        +1     press select
+        +1     press select
+        +1     walk 90
+        """
+        let run = try ScenarioRun(script: script)
+        run.run(seconds: 70)
+        run.band.shutDown()
+        let sessions = try run.band.store.finishedSessions()
+        #expect(sessions.map(\.summary.kind) == [.calibration, .mindfulWalk])
+        #expect((sessions.last?.summary.steps ?? 0) > 10)
+    }
+
+    @Test func walkIsRefusedBeforeCalibration() throws {
+        let script = """
+        0:01   press next
+        +1     press select
+        +1     walk 100
+        +10    end
+        """
+        let run = try ScenarioRun(script: script)
+        run.run(seconds: 20)
+        #expect(try run.band.store.finishedSessions().isEmpty)
+        #expect(run.band.simulation?.motorLine.history.isEmpty == false)
+    }
+}
+
+struct RecordedSignalTests {
+    @Test func aRecordingFeedsTheEmulatedAccelerometer() throws {
+        let walk = SyntheticWalkFile(cadence: 100, seconds: 50)
+        let directory = NSTemporaryDirectory() + "amble-recorded-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try ("time_s,x_g,y_g,z_g\n" + walk.csv).write(toFile: directory + "/walk.csv", atomically: true, encoding: .utf8)
+        let simulated = try String(contentsOfFile: repositoryPath("boards/sim.toml"), encoding: .utf8)
+            .replacingOccurrences(of: "signal = \"synthetic\"", with: "signal = \"walk.csv\"")
+        try simulated.write(toFile: directory + "/board.toml", atomically: true, encoding: .utf8)
+        var board = try BoardFile.load(path: directory + "/board.toml")
+        board.practice.calibrationSeconds = 30
+        try "0:01 press select\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
+        var options = BandOptions(dataDirectory: directory + "/band")
+        options.scriptPath = directory + "/s.script"
+        options.keyboard = false
+        options.watchSignals = false
+        let clock = ManualClock()
+        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
+                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
+        #expect(band.simulation?.synthetic == nil)
+        band.run(advancing: clock, forBandSeconds: 40)
+        let calibration = try #require(try band.store.finishedSessions().first?.summary)
+        let cadence = try #require(calibration.measuredCadenceStepsPerMinute)
+        #expect(abs(cadence - 100) <= 3, "calibrated \(cadence) from a recording at 100 steps/min")
+    }
+}
+
+struct BandDisplayTests {
+    @Test func theOLEDShowsWhatTheBandDrew() throws {
+        let run = try ScenarioRun(script: "0:01 press select\n+1 walk 110\n+20 end\n")
+        run.run(seconds: 15)
+        let display = try #require(run.band.display)
+        let panel = try #require(run.band.simulation?.displayPanel)
+        #expect(panel.isDisplayOn)
+        // Every pixel of the driver's framebuffer reached the emulated panel's memory.
+        for y in stride(from: 0, to: 64, by: 3) {
+            for x in stride(from: 0, to: 128, by: 2) {
+                #expect(panel.panelPixel(x: x, y: y) == display.framebuffer.pixel(x: x, y: y))
+            }
+        }
+        #expect(display.framebuffer.textArt().contains("#"))
+    }
+
+    @Test func aDisplayThatFailsDoesNotStopTheBand() throws {
+        let run = try ScenarioRun(script: "0:01 press select\n+1 walk 110\n+40 end\n")
+        run.run(seconds: 2)
+        run.band.simulation?.bus.unplug(0x3C)
+        run.run(seconds: 10)
+        #expect(run.log.contains("display:"))
+        run.band.simulation?.bus.plug(0x3C)
+        run.run(seconds: 35)
+        #expect(run.log.contains("display works again"))
+        #expect(try run.band.store.finishedSessions().count == 1, "the calibration went on and was stored")
+    }
+}
+
+struct AccelerometerChoiceTests {
+    @Test(arguments: [("lis3dh", "0x18"), ("adxl345", "0x53"), ("mpu6050", "0x68")])
+    func theBandCalibratesWithEveryAccelerometer(chip: String, address: String) throws {
+        let directory = NSTemporaryDirectory() + "amble-chip-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = try String(contentsOfFile: repositoryPath("boards/sim.toml"), encoding: .utf8)
+            .replacingOccurrences(of: "chip = \"lis3dh\"\nbus = 1\naddress = 0x18", with: "chip = \"\(chip)\"\nbus = 1\naddress = \(address)")
+        #expect(text.contains(chip))
+        try text.write(toFile: directory + "/board.toml", atomically: true, encoding: .utf8)
+        var board = try BoardFile.load(path: directory + "/board.toml")
+        board.practice.calibrationSeconds = 30
+        try "0:01 press select\n+2 walk 104\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
+        var options = BandOptions(dataDirectory: directory + "/band")
+        options.scriptPath = directory + "/s.script"
+        options.keyboard = false
+        options.watchSignals = false
+        let clock = ManualClock()
+        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
+                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
+        band.run(advancing: clock, forBandSeconds: 40)
+        let cadence = try #require(try band.store.finishedSessions().first?.summary.measuredCadenceStepsPerMinute)
+        #expect(abs(cadence - 104) <= 3, "\(chip): calibrated \(cadence) steps/min")
+    }
+}
+
+/// Runs a companion's sync in a thread of its own while the test thread ticks the band.
+final class CompanionThread: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<[SessionListing], any Error>?
+    private let stream: any ByteStream
+
+    init(stream: any ByteStream) {
+        self.stream = stream
+        Thread { [self] in sync() }.start()
+    }
+
+    private func sync() {
+        let outcome = Result { () throws -> [SessionListing] in
+            let client = SyncClient(stream: self.stream, timeoutSeconds: 20)
+            _ = try client.hello(client: "test")
+            let listing = try client.listSessions()
+            for item in listing { _ = try client.session(id: item.id) }
+            return listing
+        }
+        lock.withLock { result = outcome }
+    }
+
+    var finished: Result<[SessionListing], any Error>? { lock.withLock { result } }
+}
+
+
+struct BandSyncTests {
+    @Test func theBandServesItsSessionsOverASerialLine() throws {
+        let pair = try PseudoTerminalPair.open()
+        var board = try BoardFile.load(path: repositoryPath("boards/sim.toml"))
+        board.practice.calibrationSeconds = 30
+        let directory = NSTemporaryDirectory() + "amble-serial-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "0:01 press select\n+2 walk 100\n".write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
+        var options = BandOptions(dataDirectory: directory)
+        options.scriptPath = directory + "/s.script"
+        options.serialPath = pair.subordinatePath
+        options.keyboard = false
+        options.watchSignals = false
+        let clock = ManualClock()
+        let band = try BandAssembly.build(board: board, options: options, console: Console(isTerminal: false, silent: true),
+                                          logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
+        band.run(advancing: clock, forBandSeconds: 40)
+        let companion = CompanionThread(stream: pair.controller)
+        var waited = 0
+        while companion.finished == nil && waited < 2000 {
+            band.run(advancing: clock, forBandSeconds: 0.01)
+            usleep(1000)
+            waited += 1
+        }
+        let listing = try #require(try companion.finished?.get())
+        #expect(listing.map(\.summary.kind) == [.calibration])
+    }
+}

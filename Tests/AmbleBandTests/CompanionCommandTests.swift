@@ -1,0 +1,103 @@
+@testable import AmbleCLI
+import AmbleCompanionStore
+import AmbleModel
+import ArgumentParser
+import Foundation
+import Testing
+
+struct CompanionCommandTests {
+    func storedSession(hr: Double?) throws -> (CompanionSession, [SessionSecond]) {
+        let store = try CompanionStore(path: nil)
+        let seconds = (0..<90).map { SessionSecond(offsetSeconds: $0, steps: 2, cadenceStepsPerMinute: $0 < 60 ? 84 : 96, heartRateBPM: hr, heartRateConfidence: hr == nil ? nil : 0.9, overLimit: $0 >= 60, alerts: $0 == 62 ? 1 : 0) }
+        let parameters = SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7)
+        let summary = SessionTally(seconds).summary(kind: .mindfulWalk, startUnixSeconds: 1_767_225_600, endUnixSeconds: 1_767_225_690, parameters: parameters)
+        let id = try #require(try store.insert(bandID: "b1", bandName: "Band \"one\"", bandSessionID: 3, record: SessionRecord(summary: summary, seconds: seconds), syncedAtUnixSeconds: 0))
+        return try #require(try store.session(id: id))
+    }
+
+    @Test func listJSONHasTheDocumentedFields() throws {
+        let (session, _) = try storedSession(hr: 91)
+        let text = SessionJSON.array([SessionJSON.object(session, seconds: nil)])
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+        let object = try #require(parsed.first)
+        #expect(object["id"] as? Int == Int(session.id))
+        #expect(object["kind"] as? String == "mindful-walk")
+        #expect(object["start"] as? String == "2026-01-01T00:00:00Z")
+        #expect(object["end"] as? String == "2026-01-01T00:01:30Z")
+        #expect(object["steps"] as? Int == 180)
+        #expect(object["distance_m"] as? Double == 126)
+        #expect(object["avg_hr_bpm"] as? Double == 91)
+        #expect(object["alerts"] as? Int == 1)
+        #expect(object["time_over_limit_s"] as? Int == 30)
+        #expect(object["band_name"] as? String == "Band \"one\"")
+    }
+
+    @Test func absentHeartRateIsNull() throws {
+        let (session, seconds) = try storedSession(hr: nil)
+        let text = SessionJSON.object(session, seconds: seconds).text
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["avg_hr_bpm"] is NSNull)
+        let rows = try #require(object["seconds"] as? [[String: Any]])
+        #expect(rows.count == 90)
+        #expect(rows[0]["hr_bpm"] is NSNull)
+        #expect(rows[62]["alerts"] as? Int == 1)
+    }
+
+    @Test func detailShowsTheLimitAndAChart() throws {
+        let (session, seconds) = try storedSession(hr: 91)
+        let text = SessionText.detail(session, seconds: seconds)
+        #expect(text.contains("pace limit     88 steps/min (20% under your normal 110)"))
+        #expect(text.contains("alerts         1"))
+        #expect(text.contains("#"), "seconds over the limit are drawn")
+        #expect(text.contains("^"), "the alert is marked")
+    }
+
+    @Test func rootHelpListsTheCommands() {
+        let help = AmbleCommand.helpMessage()
+        for command in ["sync", "sessions", "analyze"] {
+            #expect(help.contains(command))
+        }
+    }
+
+    @Test func syncNeedsExactlyOneLink() {
+        #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync"]) }
+        #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync", "--tcp", "h:1", "--serial", "/dev/x"]) }
+        #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync", "--tcp", "nohostport"]) }
+        #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["--store", "/tmp/x.sqlite", "sync", "--tcp", "127.0.0.1:7070"]) }
+    }
+
+    @Test func analyzeStepsCountsASynthesizedWalkAndReportsBadLines() throws {
+        var text = "time_s,x_g,y_g,z_g\n"
+        let wearer = SyntheticWalkFile(cadence: 100, seconds: 60)
+        text += wearer.csv
+        let path = NSTemporaryDirectory() + "amble-walk-\(UUID().uuidString).csv"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try StepAnalysis.run(recording: .init(path: path))
+        #expect(abs(Double(result.steps - wearer.stepsTaken)) <= 0.05 * Double(wearer.stepsTaken))
+        #expect(result.json.hasPrefix("{\"steps\": \(result.steps),"))
+
+        try (text + "61.0,0.1,oops,0.9\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: (any Error).self) { try StepAnalysis.run(recording: .init(path: path)) }
+        #expect("\(error!)".contains(":\(text.split(separator: "\n").count + 1): y_g is \"oops\""))
+    }
+}
+
+import AmbleSimulation
+
+/// A walk from the synthetic wearer, as a recording at 25 Hz.
+struct SyntheticWalkFile {
+    var csv = ""
+    var stepsTaken = 0
+
+    init(cadence: Double, seconds: Int) {
+        let wearer = SyntheticWearer(seed: 11)
+        wearer.activity = .walking(cadenceStepsPerMinute: cadence)
+        for i in 0..<(seconds * 25) {
+            let t = Double(i) / 25
+            let a = wearer.accelerationG(atSeconds: t)
+            csv += "\(t),\(a.x),\(a.y),\(a.z)\n"
+        }
+        stepsTaken = wearer.stepsTaken
+    }
+}

@@ -1,0 +1,112 @@
+import AmbleBoard
+import Foundation
+import Testing
+
+func boardsPath(_ name: String) -> String {
+    var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/") + "/boards/" + name
+}
+
+let minimalBoard = """
+name = "Test band"
+platform = "linux"
+
+[accelerometer]
+chip = "lis3dh"
+bus = 1
+address = 0x18
+
+[motor]
+chip = "gpiochip0"
+line = 17
+
+[[button]]
+role = "next"
+chip = "gpiochip0"
+line = "GPIO27"
+
+[[button]]
+role = "select"
+chip = "gpiochip0"
+line = 22
+"""
+
+struct BoardFileTests {
+    @Test func readsEveryBoardFileInTheRepository() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: boardsPath("")).filter { $0.hasSuffix(".toml") }
+        #expect(names.contains("sim.toml"))
+        #expect(names.contains("rpi-zero2w.toml"))
+        for name in names {
+            let board = try BoardFile.load(path: boardsPath(name))
+            #expect(board.buttons.contains { $0.role == "select" })
+        }
+    }
+
+    @Test func simulatedBoardIsTheSimPlatform() throws {
+        let board = try BoardFile.load(path: boardsPath("sim.toml"))
+        #expect(board.platform == .sim)
+        #expect(board.simulation?.signal == "synthetic")
+        #expect(board.accelerometer.address == 0x18)
+        #expect(board.heartRate?.address == 0x57)
+    }
+
+    @Test func appliesDefaults() throws {
+        let board = try BoardFile.parse(text: minimalBoard, file: "test.toml")
+        #expect(board.accelerometer.rangeG == 4)
+        #expect(board.accelerometer.rateHz == 50)
+        #expect(board.heartRate == nil)
+        #expect(board.buttons[0].line.chip == "gpiochip0")
+        #expect(board.buttons[0].line.line == .name("GPIO27"))
+        #expect(board.buttons[0].line.activeLow, "buttons default to active-low (to ground, pulled up)")
+        #expect(board.buttons[1].pull == "up")
+        #expect(board.buttons[1].debounceMilliseconds == 20)
+        #expect(board.motor.line == .offset(17))
+        #expect(!board.motor.activeLow)
+        #expect(board.wearer.heightCentimeters == 170)
+    }
+
+    /// Each bad file gives an error naming the line and key.
+    @Test(arguments: [
+        ("address = 0x18", "address = 0x80", 7, "accelerometer.address", "not a 7-bit I2C address"),
+        ("address = 0x18", "adress = 0x18", 7, "accelerometer.adress", "did you mean address?"),
+        ("chip = \"lis3dh\"", "chip = \"bma400\"", 5, "accelerometer.chip", "\"bma400\" is not one of"),
+        ("line = 17", "line = true", 11, "motor.line", "line offset"),
+        ("line = 22", "line = -3", 21, "button[2].line", "outside 0...1023"),
+        ("bus = 1\n", "bus = \"i2c-1\"\n", 6, "accelerometer.bus", "bus number"),
+        ("platform = \"linux\"", "platform = \"arduino\"", 2, "platform", "is not one of"),
+    ])
+    func namesLineAndKey(find: String, replace: String, line: Int, key: String, message: String) throws {
+        let text = minimalBoard.replacingOccurrences(of: find, with: replace)
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "boards/bad.toml") }
+        #expect(error?.line == line)
+        #expect(error?.key == key)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+        #expect(error?.description.hasPrefix("boards/bad.toml:\(line): \(key): ") == true)
+    }
+
+    @Test func aMissingSelectButtonIsNamed() {
+        let text = minimalBoard.replacingOccurrences(of: "role = \"select\"", with: "role = \"back\"")
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }
+        #expect(error?.message.contains("no \"select\" button") == true)
+    }
+
+    @Test func tomlSyntaxErrorsGiveTheLine() {
+        let text = minimalBoard.replacingOccurrences(of: "line = 17", with: "line = = 17")
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }
+        #expect(error?.line == 11)
+        #expect(error?.message.hasPrefix("not valid TOML") == true)
+    }
+
+    @Test func aMissingFileSaysWhereBoardsAre() {
+        let error = #expect(throws: BoardError.self) { try BoardFile.load(path: "/nonexistent/board.toml") }
+        #expect(error?.description.contains("boards/") == true)
+    }
+
+    @Test func simulationTableOnlyOnTheSimulatedBoard() {
+        let text = minimalBoard + "\n[simulation]\nsignal = \"synthetic\"\n"
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }
+        #expect(error?.message.contains("platform = \"sim\"") == true)
+        #expect(error?.line == 22)
+    }
+}

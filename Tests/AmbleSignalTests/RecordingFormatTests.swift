@@ -1,0 +1,61 @@
+import AmbleRecordings
+import Testing
+
+struct RecordingFormatTests {
+    func stepsError(_ text: String) -> RecordingError? {
+        #expect(throws: RecordingError.self) { try AccelerationRecording(text: text, name: "walk.csv").forEachRow { _ in } }
+    }
+
+    @Test func readsAStepsRecording() throws {
+        var rows: [AccelerationRow] = []
+        try AccelerationRecording(text: "time_s,x_g,y_g,z_g\r\n0.00,0.1,-0.2,0.98\r\n\r\n0.08, 0.12 ,-0.21,0.97\n", name: "w.csv").forEachRow { rows.append($0) }
+        #expect(rows == [AccelerationRow(timeSeconds: 0, xG: 0.1, yG: -0.2, zG: 0.98), AccelerationRow(timeSeconds: 0.08, xG: 0.12, yG: -0.21, zG: 0.97)])
+    }
+
+    @Test(arguments: [
+        ("time,x,y,z\n0,1,0,0\n", 1, "header"),
+        ("time_s,x_g,y_g,z_g\n0,1,0,0\n0.1,1,zero,0\n", 3, "y_g is \"zero\""),
+        ("time_s,x_g,y_g,z_g\n0,1,0,0\n0.1,1,0\n", 3, "expected 4 comma-separated cells, found 3"),
+        ("time_s,x_g,y_g,z_g\n0.5,1,0,0\n0.4,1,0,0\n", 3, "goes backwards"),
+        ("time_s,x_g,y_g,z_g\n0,1,0,nan\n", 2, "z_g is \"nan\""),
+    ])
+    func namesTheLineOfBadInput(text: String, line: Int, message: String) {
+        let error = stepsError(text)
+        #expect(error?.line == line)
+        #expect(error?.description.hasPrefix("walk.csv:\(line): ") == true)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test func emptyAndHeaderOnlyFilesAreErrors() {
+        #expect(stepsError("")?.message.contains("empty") == true)
+        #expect(stepsError("time_s,x_g,y_g,z_g\n")?.message.contains("no samples") == true)
+    }
+
+    @Test func readsHeartRateRecordingsWithOneToThreeChannels() throws {
+        for channels in 1...3 {
+            let names = (1...channels).map { "ppg\($0)" }.joined(separator: ",")
+            let values = (1...channels).map { "\($0 * 100)" }.joined(separator: ",")
+            let text = "time_s,\(names),x_g,y_g,z_g\n0,\(values),0.1,0.2,0.9\n0.008,\(values),,,\n"
+            var rows: [PPGRow] = []
+            try PPGRecording(text: text, name: "hr.csv").forEachRow { rows.append($0) }
+            #expect(rows.count == 2)
+            #expect(rows[0].ppg.count == channels)
+            #expect(rows[0].acceleration?.zG == 0.9)
+            #expect(rows[1].acceleration == nil, "empty acceleration cells mean none")
+            #expect(try PPGRecording(text: text, name: "hr.csv").channelCount() == channels)
+        }
+    }
+
+    @Test func heartRateErrorsNameTheColumn() {
+        let error = #expect(throws: RecordingError.self) {
+            try PPGRecording(text: "time_s,ppg1,ppg2,x_g,y_g,z_g\n0,1,2,0,0,1\n0.01,1,,0,0,1\n", name: "hr.csv").forEachRow { _ in }
+        }
+        #expect(error?.line == 3)
+        #expect(error?.message.contains("ppg2 is an empty cell") == true)
+    }
+
+    @Test func missingFileIsExplained() {
+        let error = #expect(throws: RecordingError.self) { try AccelerationRecording(path: "/nonexistent/walk.csv").forEachRow { _ in } }
+        #expect(error?.description.contains("/nonexistent/walk.csv") == true)
+    }
+}
