@@ -102,6 +102,21 @@ struct HeartRateSyntheticTests {
         #expect(score.coverage >= 0.85, "\(score)")
     }
 
+    @Test("Other window lengths: 4, 16 and 60 s", arguments: [4.0, 16, 60])
+    func windowLengths(seconds: Double) {
+        var s = SyntheticPPG.Scenario()
+        s.heartRate = [(0, 72), (60, 90), (150, 90)]
+        s.cadence = [(0, 0), (40, 100)]
+        s.artefactCountsPerG = [2_000, 1_200]
+        let truth = SyntheticPPG(s)
+        let run = streamHeartRate(truth.rows(sampleRateHz: 50, durationSeconds: 150), windowSeconds: seconds)
+        #expect(run.outputs.first?.timeSeconds == seconds)
+        let score = HeartRateScore(run.outputs, truth: truth, windowSeconds: seconds)
+        // A long window averages over the ramp, as its reference does.
+        #expect(score.meanAbsoluteErrorBPM <= 3, "\(score)")
+        #expect(score.coverage >= 0.85, "\(score)")
+    }
+
     @Test("A PPG-only device (no accelerometer) at rest: within 2 bpm")
     func noAccelerometer() {
         var s = SyntheticPPG.Scenario()

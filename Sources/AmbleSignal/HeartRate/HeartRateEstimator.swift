@@ -39,7 +39,8 @@ public enum HeartRateStatus: Equatable, Sendable {
 /// neighbourhood of each motion line made neutral and the pulse's second harmonic counted as
 /// support. A hidden Markov model tracks the rate across windows. The confidence is the
 /// posterior mass near the chosen rate times the spectrum's relative height there; below
-/// `minimumConfidence`, or when every channel is flat or clipped, there is no value.
+/// `minimumConfidence`, or when no channel is usable (flat, clipped, a jump of level, noise
+/// only: see `ChannelQuality`), there is no value.
 public struct HeartRateEstimator: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Length of the analysis window, in seconds (2...60); also the time to the first value.
@@ -56,7 +57,12 @@ public struct HeartRateEstimator: Sendable {
 
     /// Internal sample rate, Hz: every input rate is averaged down to this.
     public static let internalRateHz = 25.0
-    static let fftSize = 1024
+    /// FFT length: zero-padding an 8 s window to 1024 points reads the spectrum every 1.5 bpm.
+    static func fftSize(windowCount: Int) -> Int {
+        var size = 1024
+        while size < windowCount { size *= 2 }
+        return size
+    }
     static let maximumLines = 8
     static let startSlackBins = 2
     /// Half-width of the neutral zone around a motion line, bpm.
@@ -126,10 +132,10 @@ public struct HeartRateEstimator: Sendable {
         stuck = filtered
         motion = filtered
         accelerationPresent = RingBuffer(capacity: windowCount, filling: 0)
-        var detector = MotionLineDetector(windowCount: windowCount, rateHz: rate, fftSize: Self.fftSize, maximumLines: Self.maximumLines)
+        var detector = MotionLineDetector(windowCount: windowCount, rateHz: rate, fftSize: Self.fftSize(windowCount: windowCount), maximumLines: Self.maximumLines)
         detector.minimumAmplitudeG = configuration.motionLineThresholdG
         lineDetector = detector
-        spectrum = PulseSpectrum(grid: grid, windowCount: windowCount, rateHz: rate, fftSize: Self.fftSize, maximumLines: Self.maximumLines)
+        spectrum = PulseSpectrum(grid: grid, windowCount: windowCount, rateHz: rate, fftSize: Self.fftSize(windowCount: windowCount), maximumLines: Self.maximumLines)
         tracker = HeartRateTracker(grid: grid)
         beats = BeatTracker(rateHz: rate)
         windowValues = Array(repeating: 0, count: windowCount)
