@@ -97,6 +97,8 @@ let package = Package(
         ]),
         /// The step counter's cost on synthetic recordings (scripts/bench-steps); not a test.
         .executableTarget(name: "bench-steps", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
+        /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
+        .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 
         // MARK: Tests
         .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines", "AmbleModel"]),

@@ -79,13 +79,18 @@ struct HeartRateAnalysis {
     struct Row {
         var timeSeconds: Double
         var estimate: HeartRateEstimate?
+        var status: HeartRateStatus
     }
 
     var rows: [Row]
+    /// Heart-rate variability at rest over the whole recording (nil when too few clean beats).
+    var restingVariability: RestingVariability?
 
-    static func run(recording: PPGRecording, windowSeconds: Double, stepSeconds: Double) throws -> HeartRateAnalysis {
+    static func run(recording: PPGRecording, windowSeconds: Double, stepSeconds: Double,
+                    minimumConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence) throws -> HeartRateAnalysis {
         var configuration = HeartRateEstimator.Configuration()
         configuration.windowSeconds = windowSeconds
+        configuration.minimumConfidence = minimumConfidence
         var estimator = HeartRateEstimator(configuration: configuration)
         var rows: [Row] = []
         var start: Double?
@@ -95,7 +100,8 @@ struct HeartRateAnalysis {
             if start == nil { start = row.timeSeconds; nextOutput = row.timeSeconds + windowSeconds }
             // Estimates due before this sample are made before it is seen.
             while row.timeSeconds >= nextOutput {
-                rows.append(Row(timeSeconds: nextOutput - start!, estimate: estimator.estimate()))
+                let estimate = estimator.estimate()
+                rows.append(Row(timeSeconds: nextOutput - start!, estimate: estimate, status: estimator.status))
                 nextOutput += stepSeconds
             }
             last = row.timeSeconds
@@ -106,21 +112,38 @@ struct HeartRateAnalysis {
         }
         // The last output may fall just after the last sample (a recording ends mid-period).
         if let start, nextOutput <= last + stepSeconds * 0.5, nextOutput - start >= windowSeconds {
-            rows.append(Row(timeSeconds: nextOutput - start, estimate: estimator.estimate()))
+            let estimate = estimator.estimate()
+            rows.append(Row(timeSeconds: nextOutput - start, estimate: estimate, status: estimator.status))
         }
-        return HeartRateAnalysis(rows: rows)
+        return HeartRateAnalysis(rows: rows, restingVariability: estimator.restingVariability)
     }
 
     func summary(file: String) -> String {
-        let values = rows.compactMap { $0.estimate?.bpm }
+        let values = rows.compactMap { $0.estimate }
         let coverage = rows.isEmpty ? 0 : Double(values.count) / Double(rows.count) * 100
-        let mean = values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
         var text = "\(file)\n"
-        text += "  estimates  \(rows.count) (\(formatOne(coverage)) % with a value)\n"
-        if let mean, let lo = values.min(), let hi = values.max() {
-            text += "  heart rate mean \(formatOne(mean)) bpm, range \(formatOne(lo))-\(formatOne(hi)) bpm"
+        text += "  estimates   \(rows.count) (\(formatOne(coverage)) % with a value)\n"
+        let bpm = values.map(\.bpm)
+        if let lo = bpm.min(), let hi = bpm.max() {
+            let mean = bpm.reduce(0, +) / Double(bpm.count)
+            let confidence = values.map(\.confidence).reduce(0, +) / Double(values.count)
+            text += "  heart rate  mean \(formatOne(mean)) bpm, range \(formatOne(lo))-\(formatOne(hi)) bpm\n"
+            text += "  confidence  mean \(formatTwo(confidence)) (values below the threshold are withheld)\n"
         } else {
-            text += "  heart rate no trustworthy value in this recording"
+            text += "  heart rate  no trustworthy value in this recording\n"
+        }
+        let withheld = rows.filter { $0.estimate == nil }
+        if !withheld.isEmpty {
+            let warming = withheld.filter { $0.status == .warmingUp }.count
+            let noSignal = withheld.filter { $0.status == .noUsableSignal }.count
+            let unclear = withheld.filter { $0.status == .lowConfidence }.count
+            text += "  no value    \(warming) warming up, \(noSignal) no usable signal (flat, clipped, off the wrist), \(unclear) too unclear\n"
+        }
+        if let v = restingVariability {
+            text += "  at rest     RMSSD \(formatOne(v.rmssdMilliseconds)) ms from \(v.differenceCount) successive differences, "
+            text += "mean beat interval \(formatOne(v.meanIntervalMilliseconds)) ms"
+        } else {
+            text += "  at rest     not enough clean beats at rest for RMSSD"
         }
         return text
     }
@@ -140,6 +163,12 @@ func formatSeconds(_ value: Double) -> String {
 }
 
 func formatBPM(_ value: Double) -> String { formatOne(value) }
+
+func formatTwo(_ value: Double) -> String {
+    let hundredths = Int((value * 100).rounded())
+    let fraction = abs(hundredths) % 100
+    return (hundredths < 0 ? "-" : "") + "\(abs(hundredths) / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+}
 
 func formatDuration(_ seconds: Double) -> String {
     let total = Int(seconds.rounded())

@@ -73,13 +73,18 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
     @Option(help: "Seconds between estimates.")
     var step: Double = 2
 
+    @Option(help: "Withhold estimates whose confidence (0...1) is below this.")
+    var minConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence
+
     func validate() throws {
         guard window >= 2, window <= 60 else { throw ValidationError("--window must be between 2 and 60 seconds") }
         guard step > 0, step <= 60 else { throw ValidationError("--step must be between 0 and 60 seconds") }
+        guard minConfidence >= 0, minConfidence <= 1 else { throw ValidationError("--min-confidence must be between 0 and 1") }
     }
 
     func run() throws {
-        let rows = try HeartRateAnalysis.run(recording: PPGRecording(path: file), windowSeconds: window, stepSeconds: step)
+        let rows = try HeartRateAnalysis.run(recording: PPGRecording(path: file), windowSeconds: window, stepSeconds: step,
+                                             minimumConfidence: minConfidence)
         if csv {
             var out = "time_s,bpm\n"
             for row in rows.rows {

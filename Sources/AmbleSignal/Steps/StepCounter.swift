@@ -77,13 +77,13 @@ public struct StepCounter: Sendable {
         self.configuration = configuration
         let rate = StepCounter.internalRateHz
         resampler = UniformResampler(periodSeconds: 1 / rate, maximumGapSeconds: configuration.maximumGapSeconds)
-        highPass = .highPass(cutoffHz: StepCounter.highPassHz, sampleRateHz: rate)
-        lowPass = .lowPass(cutoffHz: StepCounter.lowPassHz, sampleRateHz: rate)
+        highPass = .butterworthHighPass(cutoffHz: StepCounter.highPassHz, sampleRateHz: rate)
+        lowPass = .butterworthLowPass(cutoffHz: StepCounter.lowPassHz, sampleRateHz: rate)
         detector = StepCandidateDetector(floorG: configuration.peakThresholdG, relativeThreshold: 0.25,
                                          envelopeWeight: 0.3, envelopeCap: 1.5, samplePeriodSeconds: 1 / rate)
         history = SignalHistory(capacity: StepCounter.historyCapacity)
-        highBandHighPass = .highPass(cutoffHz: StepCounter.highBandHighPassHz, sampleRateHz: rate)
-        highBandLowPass = .lowPass(cutoffHz: StepCounter.highBandLowPassHz, sampleRateHz: rate)
+        highBandHighPass = .butterworthHighPass(cutoffHz: StepCounter.highBandHighPassHz, sampleRateHz: rate)
+        highBandLowPass = .butterworthLowPass(cutoffHz: StepCounter.highBandLowPassHz, sampleRateHz: rate)
         highBand = SignalHistory(capacity: StepCounter.historyCapacity)
         var settings = WalkingBoutTracker.Settings()
         settings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds

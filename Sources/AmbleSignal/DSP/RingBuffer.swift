@@ -1,0 +1,48 @@
+/// A fixed-capacity FIFO that overwrites its oldest element: storage is allocated once.
+public struct RingBuffer<Element: Sendable>: Sendable {
+    public let capacity: Int
+    private var storage: [Element]
+    private var next = 0
+    /// Elements held, at most `capacity`.
+    public private(set) var count = 0
+
+    public init(capacity: Int, filling value: Element) {
+        precondition(capacity > 0, "RingBuffer capacity must be positive")
+        self.capacity = capacity
+        storage = Array(repeating: value, count: capacity)
+    }
+
+    public mutating func append(_ value: Element) {
+        storage[next] = value
+        next = next + 1 == capacity ? 0 : next + 1
+        if count < capacity { count += 1 }
+    }
+
+    public mutating func removeAll() {
+        count = 0
+        next = 0
+    }
+
+    /// The element `age` places back from the newest (0 = newest); `age < count`.
+    public subscript(age age: Int) -> Element {
+        precondition(age >= 0 && age < count, "RingBuffer age out of range")
+        var i = next - 1 - age
+        if i < 0 { i += capacity }
+        return storage[i]
+    }
+
+    /// Copies the newest `n` elements, oldest first, into `output[0..<n]`.
+    public func copyNewest(_ n: Int, into output: inout [Element]) {
+        precondition(n <= count && n <= output.count, "RingBuffer copy out of range")
+        var i = next - n
+        if i < 0 { i += capacity }
+        output.withUnsafeMutableBufferPointer { out in
+            storage.withUnsafeBufferPointer { s in
+                for k in 0..<n {
+                    out[k] = s[i]
+                    i = i + 1 == capacity ? 0 : i + 1
+                }
+            }
+        }
+    }
+}

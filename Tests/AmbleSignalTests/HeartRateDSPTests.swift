@@ -1,0 +1,107 @@
+import AmbleSignal
+import AmbleSimulation
+import RealModule
+import Testing
+
+/// The DSP building blocks of the heart-rate estimator (reusable by other signal code).
+@Suite("DSP building blocks")
+struct HeartRateDSPTests {
+    @Test("Real FFT power equals a direct DFT, with zero padding", arguments: [(8, 8), (64, 50), (1024, 200), (1024, 1024)])
+    func fftMatchesDFT(size: Int, count: Int) {
+        var random = SeededRandom(seed: UInt64(size + count))
+        let input = (0..<count).map { _ in random.gaussian() + 3 }
+        var fft = RealFFT(size: size)
+        var power: [Double] = []
+        fft.powerSpectrum(of: input, count: count, into: &power)
+        #expect(power.count == size / 2 + 1)
+        for k in stride(from: 0, through: size / 2, by: max(1, size / 64)) {
+            var re = 0.0, im = 0.0
+            for n in 0..<count {
+                let phase = -2 * Double.pi * Double(k * n) / Double(size)
+                re += input[n] * Double.cos(phase)
+                im += input[n] * Double.sin(phase)
+            }
+            let expected = re * re + im * im
+            #expect(abs(power[k] - expected) <= 1e-9 * max(1, expected), "bin \(k): \(power[k]) vs \(expected)")
+        }
+    }
+
+    @Test("Butterworth sections: unit gain in the pass band, -3 dB at the cutoff, zero at DC for the high-pass")
+    func butterworthGains() {
+        let rate = 25.0
+        func gain(_ filter: Biquad, atHz f: Double) -> Double {
+            var b = filter
+            var peak = 0.0
+            for n in 0..<2_000 {
+                let y = b.process(Double.sin(2 * .pi * f * Double(n) / rate))
+                if n > 1_500 { peak = max(peak, abs(y)) }
+            }
+            return peak
+        }
+        let low = Biquad.butterworthLowPass(cutoffHz: 4, sampleRateHz: rate)
+        let high = Biquad.butterworthHighPass(cutoffHz: 0.5, sampleRateHz: rate)
+        #expect(abs(low.dcGain - 1) < 1e-12)
+        #expect(abs(high.dcGain) < 1e-12)
+        #expect(abs(gain(low, atHz: 4) - 0.5.squareRoot()) < 0.01)
+        #expect(abs(gain(high, atHz: 0.5) - 0.5.squareRoot()) < 0.01)
+        #expect(abs(gain(low, atHz: 0.5) - 1) < 0.01)
+        #expect(abs(gain(high, atHz: 4) - 1) < 0.01)
+    }
+
+    @Test("A band-pass settled on a huge DC level starts without a transient")
+    func settledBandPass() {
+        var filter = BandPassFilter(lowCutoffHz: 0.5, highCutoffHz: 4, sampleRateHz: 25)
+        filter.settle(onConstantInput: 250_000)
+        for _ in 0..<100 { #expect(abs(filter.process(250_000)) < 1e-6) }
+    }
+
+    @Test("Removing sinusoids leaves the rest: a 1.5 Hz line removed, a 2.2 Hz line kept")
+    func sinusoidRemoval() {
+        let rate = 25.0, n = 200
+        let t = (0..<n).map { Double($0) / rate }
+        var block = t.map { 5 * Double.sin(2 * .pi * 1.5 * $0 + 0.3) + Double.sin(2 * .pi * 2.2 * $0) + 40 }
+        var remover = SinusoidRemover(maximumCount: n, maximumSinusoids: 4)
+        remover.prepare(count: n, sampleRateHz: rate, frequenciesHz: [1.5], frequencyCount: 1)
+        remover.removeFit(from: &block)
+        let kept = t.map { Double.sin(2 * .pi * 2.2 * $0) }
+        var error = 0.0, energy = 0.0
+        for i in 0..<n { error += (block[i] - kept[i]) * (block[i] - kept[i]); energy += kept[i] * kept[i] }
+        // The 2.2 Hz line is 0.7 Hz (5.6 resolutions) away: almost untouched.
+        #expect(error < 0.01 * energy, "residual error \(error / energy) of the kept line's energy")
+    }
+
+    @Test("Median and MAD agree with sorting", arguments: [1, 2, 7, 200, 201])
+    func robustStatistics(count: Int) {
+        var random = SeededRandom(seed: UInt64(count))
+        let values = (0..<count).map { _ in (random.gaussian() * 10).rounded() }
+        var scratch = Array(repeating: 0.0, count: count)
+        let sorted = values.sorted()
+        let median = count % 2 == 1 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2
+        #expect(RobustStatistics.median(of: values, count: count, scratch: &scratch) == median)
+        let deviations = values.map { abs($0 - median) }.sorted()
+        let mad = count % 2 == 1 ? deviations[count / 2] : (deviations[count / 2 - 1] + deviations[count / 2]) / 2
+        #expect(abs(RobustStatistics.scaledMAD(of: values, count: count, center: median, scratch: &scratch) - 1.4826 * mad) < 1e-12)
+    }
+
+    @Test("Ring buffer keeps the newest values in order")
+    func ringBuffer() {
+        var ring = RingBuffer(capacity: 5, filling: 0.0)
+        for v in 1...8 { ring.append(Double(v)) }
+        #expect(ring.count == 5)
+        #expect(ring[age: 0] == 8 && ring[age: 4] == 4)
+        var out = Array(repeating: 0.0, count: 3)
+        ring.copyNewest(3, into: &out)
+        #expect(out == [6, 7, 8])
+        ring.removeAll()
+        #expect(ring.count == 0)
+    }
+
+    @Test("Windows: Hann and Tukey shapes")
+    func windows() {
+        let hann = WindowFunction.hann(count: 5)
+        #expect(hann.map { ($0 * 1e12).rounded() / 1e12 } == [0, 0.5, 1, 0.5, 0])
+        let tukey = WindowFunction.tukey(count: 101, taper: 0.2)
+        #expect(tukey[0] == 0 && tukey[50] == 1 && tukey[100] < 1e-12)
+        #expect(tukey[10...90].allSatisfy { $0 == 1 })
+    }
+}
