@@ -310,6 +310,7 @@ public final class Band {
             case .show(let next):
                 screen = next
             case .beginSession(let kind, let start, let parameters):
+                heartRate.restartVariability()
                 do {
                     sessionID = try store.beginSession(kind: kind, startUnixSeconds: start, parameters: parameters)
                     logger.info("\(kind.rawValue) session \(sessionID!) started")
@@ -322,8 +323,9 @@ public final class Band {
                 do { try store.appendSecond(sessionID: sessionID, row) } catch {
                     logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(error)")
                 }
-            case .endSession(let summary):
+            case .endSession(var summary):
                 guard let id = sessionID else { continue }
+                summary.rmssdMilliseconds = heartRate.restingVariability?.rmssdMilliseconds
                 do {
                     try store.endSession(sessionID: id, summary: summary)
                     logger.notice("\(summary.kind.rawValue) session \(id) stored: \(summary.steps) steps, \(summary.alerts) alerts, \(summary.timeOverLimitSeconds) s over the limit")

@@ -295,3 +295,31 @@ struct BandSyncTests {
         #expect(listing.map(\.summary.kind) == [.calibration])
     }
 }
+
+struct BandHeartRateTests {
+    @Test func aSessionAtRestCarriesHeartRateConfidenceAndRMSSD() throws {
+        // A calibration with the wearer standing still: it fails (no walking), and is stored
+        // with the heart rate of someone at rest.
+        let run = try ScenarioRun(script: "0:01 press select\n", calibrationSeconds: 60)
+        run.run(seconds: 70)
+        let stored = try #require(try run.band.store.finishedSessions().first)
+        let record = try #require(try run.band.store.session(id: stored.id))
+        let withValue = record.seconds.filter { $0.heartRateBPM != nil }
+        #expect(withValue.count >= 50, "\(withValue.count) of \(record.seconds.count) seconds have a heart rate")
+        #expect(withValue.allSatisfy { ($0.heartRateConfidence ?? 0) >= 0.4 })
+        let resting = try #require(run.band.simulation?.synthetic?.restingHeartRateBPM)
+        let average = try #require(stored.summary.averageHeartRateBPM)
+        #expect(abs(average - resting) <= 3, "average \(average) bpm for a wearer at \(resting)")
+        let rmssd = try #require(stored.summary.rmssdMilliseconds)
+        #expect(rmssd > 5 && rmssd < 100, "RMSSD \(rmssd) ms")
+    }
+
+    @Test func noHeartRateOffTheWrist() throws {
+        let run = try ScenarioRun(script: "0:01 press select\n+20 wrist off\n", calibrationSeconds: 60)
+        run.run(seconds: 70)
+        let stored = try #require(try run.band.store.finishedSessions().first)
+        let record = try #require(try run.band.store.session(id: stored.id))
+        let offWrist = record.seconds.filter { $0.offsetSeconds >= 25 }
+        #expect(offWrist.allSatisfy { $0.heartRateBPM == nil }, "no reading once the band is off the wrist")
+    }
+}

@@ -40,6 +40,14 @@ struct BeatTracker {
         recent = RingBuffer(capacity: Self.recentCapacity, filling: 0)
     }
 
+    /// Starts a new variability tally (a new session), keeping the beat timing state.
+    mutating func restartVariability() {
+        squaredDifferenceSum = 0
+        differenceCount = 0
+        intervalSum = 0
+        intervalCount = 0
+    }
+
     var variability: RestingVariability? {
         guard differenceCount >= Self.minimumDifferences, intervalCount > 0 else { return nil }
         return RestingVariability(

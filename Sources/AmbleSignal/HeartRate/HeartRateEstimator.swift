@@ -150,9 +150,13 @@ public struct HeartRateEstimator: Sendable {
         likelihood = combined
     }
 
-    /// Heart-rate variability at rest over everything fed so far (nil until enough clean
-    /// beats at rest were seen). The band reads it at the end of a session.
+    /// Heart-rate variability at rest over everything fed since the start or the last
+    /// `restartVariability()` (nil until enough clean beats at rest were seen). The band
+    /// restarts it when a session begins and reads it when the session ends.
     public var restingVariability: RestingVariability? { beats.variability }
+
+    /// Starts a new tally for `restingVariability` (the heart-rate tracking goes on).
+    public mutating func restartVariability() { beats.restartVariability() }
 
     /// The most recent beat-to-beat intervals accepted at rest, oldest first, in milliseconds
     /// (at most `BeatTracker.recentCapacity`).
