@@ -41,6 +41,12 @@ public final class SignalWatcher {
             precondition(sigaction(number, &action, &previous) == 0, "sigaction(\(number)) failed: \(Errno.current)")
             previousActions.append((number, previous))
         }
+        // A parent may have started us with these signals blocked (the mask is inherited
+        // across exec): unblock them, or SIGTERM would wait forever.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for number in signals { sigaddset(&unblock, number) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 
     deinit {
