@@ -13,7 +13,7 @@ public struct AmbleCommand: ParsableCommand {
         subcommands: [SyncCommand.self, SessionsCommand.self, AnalyzeCommand.self]
     )
 
-    @Option(help: "The companion's store. Default: $XDG_DATA_HOME/amble/amble.sqlite or ~/.local/share/amble/amble.sqlite.")
+    @Option(help: ArgumentHelp("The companion's store. Default: $XDG_DATA_HOME/amble/amble.sqlite or ~/.local/share/amble/amble.sqlite.", valueName: "path"))
     var store: String?
 
     public init() {}

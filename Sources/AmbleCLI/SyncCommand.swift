@@ -19,16 +19,16 @@ struct SyncCommand: ParsableCommand {
 
     @ParentCommand var amble: AmbleCommand
 
-    @Option(help: "The band's address, HOST:PORT (ambled --listen).")
+    @Option(help: ArgumentHelp("The band's address (ambled --listen).", valueName: "host:port"))
     var tcp: String?
 
-    @Option(help: "The serial device the band is on (ambled --serial).")
+    @Option(help: ArgumentHelp("The serial device the band is on (ambled --serial).", valueName: "device"))
     var serial: String?
 
-    @Option(help: "Baud rate of --serial.")
+    @Option(help: ArgumentHelp("Baud rate of --serial.", valueName: "rate"))
     var baud: Int = 115_200
 
-    @Option(help: "Seconds to wait for each answer.")
+    @Option(help: ArgumentHelp("Seconds to wait for each answer.", valueName: "seconds"))
     var timeout: Double = 15
 
     func validate() throws {

@@ -59,6 +59,24 @@ struct CompanionCommandTests {
         }
     }
 
+    @Test func syncHelpIsExactly() {
+        #expect(AmbleCommand.helpMessage(for: SyncCommand.self, columns: 100) == """
+            OVERVIEW: Pull the sessions this store does not have yet from a band.
+
+            Sessions already stored (by band and band session id) are never pulled twice.
+
+            USAGE: amble sync [--tcp <host:port>] [--serial <device>] [--baud <rate>] [--timeout <seconds>]
+
+            OPTIONS:
+              --tcp <host:port>       The band's address (ambled --listen).
+              --serial <device>       The serial device the band is on (ambled --serial).
+              --baud <rate>           Baud rate of --serial. (default: 115200)
+              --timeout <seconds>     Seconds to wait for each answer. (default: 15.0)
+              -h, --help              Show help information.
+
+            """)
+    }
+
     @Test func syncNeedsExactlyOneLink() {
         #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync"]) }
         #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync", "--tcp", "h:1", "--serial", "/dev/x"]) }
