@@ -147,11 +147,14 @@ struct WalkingBoutTracker: Sendable {
 
     /// Feeds one candidate; returns the number of steps it completes (0 or more).
     /// `history` is the band-passed signal (0.5-3 Hz); `highBand` the same above 1.2 Hz, where
-    /// the step rhythm shows even when the arm swing (at the stride rate) dominates.
-    mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory) -> Int {
+    /// the step rhythm shows even when the arm swing (at the stride rate) dominates. A bout
+    /// confirmed now releases only its steps later than `notBefore` (the earlier ones were
+    /// counted by the impulse channel).
+    mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory,
+                          notBefore: Double = -.infinity) -> Int {
         advance(to: candidate.timeSeconds)
         if isWalking { return follow(candidate, highBand: highBand) }
-        return search(candidate, history: history, highBand: highBand)
+        return search(candidate, history: history, highBand: highBand, notBefore: notBefore)
     }
 
     // MARK: Following
@@ -213,8 +216,9 @@ struct WalkingBoutTracker: Sendable {
     }
 
     /// Steps before the confirmed chain that keep its rhythm (a gap in the data or a stray
-    /// peak broke the chain there): followed backwards as `follow` does forwards.
-    private func extendBackwards(from first: Int, lowest: Int, period: Double) -> Int {
+    /// peak broke the chain there): followed backwards as `follow` does forwards, as far as
+    /// `notBefore`.
+    private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double) -> Int {
         var steps = 0
         var previous = times[slot(first)]
         var q = first - 1
@@ -224,6 +228,7 @@ struct WalkingBoutTracker: Sendable {
             if dt < settings.earliestStepFraction * period { continue }
             let n = Int((dt / period).rounded())
             if n >= 1, n <= settings.maximumMissedSteps + 1, abs(dt - Double(n) * period) <= (settings.latestStepFraction - 1) * period {
+                if times[slot(q + 1)] <= notBefore { break }
                 steps += n
                 previous = times[slot(q + 1)]
                 continue
@@ -245,7 +250,7 @@ struct WalkingBoutTracker: Sendable {
         abs(interval - previous) <= settings.intervalTolerance * 0.5 * (interval + previous)
     }
 
-    private mutating func search(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory) -> Int {
+    private mutating func search(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory, notBefore: Double) -> Int {
         let capacity = settings.chainCapacity
         let newest = nextSequence
         nextSequence += 1
@@ -276,11 +281,14 @@ struct WalkingBoutTracker: Sendable {
         }
         let recent = candidate.timeSeconds - boutEndTime <= settings.resumeWindowSeconds
         guard bestLength >= (recent ? settings.stepsToResume : settings.stepsToConfirm) else { return 0 }
-        return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent, history: history, highBand: highBand)
+        return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent,
+                       history: history, highBand: highBand, notBefore: notBefore)
     }
 
-    /// Rebuilds the best chain ending at `newest` and checks it; returns the steps released.
-    private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory, highBand: SignalHistory) -> Int {
+    /// Rebuilds the best chain ending at `newest` and checks it; returns the steps released
+    /// (those later than `notBefore`).
+    private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory,
+                                  highBand: SignalHistory, notBefore: Double) -> Int {
         let capacity = settings.chainCapacity
         let lowest = max(oldestUsableSequence, newest - capacity + 1)
         // Walk back through the chain, newest first.
@@ -307,20 +315,18 @@ struct WalkingBoutTracker: Sendable {
 
         // Period: the median interval.
         var periods = RecentValues(capacity: capacity)
-        var amplitudeSum = 0.0, amplitudeSquares = 0.0
-        for m in 0 ..< members {
-            let amplitude = amplitudes[slot(scratchChain[m])]
-            amplitudeSum += amplitude
-            amplitudeSquares += amplitude * amplitude
-            if m > 0 { periods.append(times[slot(scratchChain[m])] - times[slot(scratchChain[m - 1])]) }
-        }
+        for m in 1 ..< members { periods.append(times[slot(scratchChain[m])] - times[slot(scratchChain[m - 1])]) }
         let period = periods.median()
         var heights = RecentValues(capacity: capacity)
         for m in 0 ..< members { heights.append(amplitudes[slot(scratchChain[m])]) }
-        guard heights.median() >= settings.minimumMedianAmplitudeG else { return 0 }
-        let meanAmplitude = amplitudeSum / Double(members)
-        let amplitudeVariance = max(amplitudeSquares / Double(members) - meanAmplitude * meanAmplitude, 0)
-        let amplitudeVariation = meanAmplitude > 0 ? amplitudeVariance.squareRoot() / meanAmplitude : .infinity
+        let medianHeight = heights.median()
+        guard medianHeight >= settings.minimumMedianAmplitudeG else { return 0 }
+        // Variation of the heights, robustly: 1.4826 x their median absolute deviation over
+        // their median (the coefficient of variation for normally spread heights). One large
+        // arm movement among the steps does not decide it; heights of all sizes still do.
+        heights.removeAll()
+        for m in 0 ..< members { heights.append(abs(amplitudes[slot(scratchChain[m])] - medianHeight)) }
+        let amplitudeVariation = medianHeight > 0 ? 1.4826 * heights.median() / medianHeight : .infinity
 
         // Periodicity of the signal over the chain, at the step and the stride.
         let start = indices[slot(scratchChain[0])] - 2
@@ -349,9 +355,10 @@ struct WalkingBoutTracker: Sendable {
         guard accepted else { return 0 }
 
         // Peaks near the middle of most intervals: the chain followed strides.
-        var steps = members
+        var steps = 0
+        for m in 0 ..< members where times[slot(scratchChain[m])] > notBefore { steps += 1 }
         var stepPeriod = period
-        var middlesFound = 0
+        var middlesFound = 0, middlesAfter = 0, intervalsAfter = 0
         for m in 0 ..< members - 1 {
             let from = scratchChain[m], to = scratchChain[m + 1]
             let t0 = times[slot(from)], span = times[slot(to)] - t0
@@ -363,17 +370,22 @@ struct WalkingBoutTracker: Sendable {
                 if settings.middleRange.contains(offset), amplitudes[slot(q)] >= settings.middleAmplitudeFraction * reference { found = true }
                 q += 1
             }
-            if found { middlesFound += 1 }
+            let isAfter = t0 + 0.5 * span > notBefore
+            if isAfter { intervalsAfter += 1 }
+            if found {
+                middlesFound += 1
+                if isAfter { middlesAfter += 1 }
+            }
         }
         var halved = false
         if period / 2 >= settings.minimumStepIntervalSeconds {
             if Double(middlesFound) >= 0.75 * Double(members - 1) {
                 halved = true
-                steps += middlesFound
+                steps += middlesAfter
             } else if highBand.correlation(start: start, end: end, lagSamples: Int((Double(lag) / 2).rounded())) >= settings.minimumHalfPeriodicity {
                 // The high band repeats at half the chain's period: the chain went stride by stride.
                 halved = true
-                steps += members - 1
+                steps += intervalsAfter
             }
             if halved { stepPeriod = period / 2 }
         }
@@ -383,7 +395,9 @@ struct WalkingBoutTracker: Sendable {
             cadenceIntervals.append(halved ? interval / 2 : interval)
         }
 
-        steps += extendBackwards(from: scratchChain[0], lowest: lowest, period: stepPeriod)
+        if times[slot(scratchChain[0])] - stepPeriod > notBefore {
+            steps += extendBackwards(from: scratchChain[0], lowest: lowest, period: stepPeriod, notBefore: notBefore)
+        }
 
         isWalking = true
         stepPeriodSeconds = stepPeriod

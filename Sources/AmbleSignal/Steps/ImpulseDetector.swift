@@ -1,0 +1,82 @@
+/// Finds heel-strike impulses in the fixed-rate magnitude: sharp, short rises of |a| above
+/// its surroundings.
+///
+/// The impulse signal is the magnitude minus the mean of its values `halfWidth` samples
+/// before and after, `s[n] = x[n] - (x[n - h] + x[n + h]) / 2`: it is zero on any straight
+/// stretch (gravity, posture, a slow swing) and large on a peak narrower than `h` samples. Its
+/// local maxima above `floorG` are impulses; of impulses closer than `refractorySeconds` only
+/// the largest is kept (one foot strike rings for a few samples). The result comes
+/// `halfWidth` samples plus the refractory period late; constant memory (`2 h + 1` values).
+///
+/// Slow, mindful walking moves the arm little: each step shows as one such impulse, 0.15-0.5 g
+/// on a quiet signal, and the band-passed signal the swing channel uses hardly rises above its
+/// noise (docs/steps.md).
+struct ImpulseDetector: Sendable {
+    /// Half-width of the second difference, samples (3 at 25 Hz: 0.12 s).
+    let halfWidth: Int
+    /// Smallest impulse, in g.
+    let floorG: Double
+    /// Impulses closer than this, in seconds, are one impulse (the largest).
+    let refractorySeconds: Double
+    /// Time between samples, in seconds.
+    let samplePeriodSeconds: Double
+
+    private var window: [Double]
+    private var written = 0
+    private var previous = -Double.infinity
+    private var beforePrevious = -Double.infinity
+    private var previousTime = 0.0
+    private var previousIndex = 0
+    private var pending: StepCandidate?
+
+    init(halfWidth: Int, floorG: Double, refractorySeconds: Double, samplePeriodSeconds: Double) {
+        self.halfWidth = halfWidth
+        self.floorG = floorG
+        self.refractorySeconds = refractorySeconds
+        self.samplePeriodSeconds = samplePeriodSeconds
+        window = [Double](repeating: 0, count: 2 * halfWidth + 1)
+    }
+
+    /// Elements held (fixed at init).
+    var bufferElementCount: Int { window.count }
+
+    /// Starts over (after a restart of the stream).
+    mutating func reset() {
+        written = 0
+        previous = -.infinity
+        beforePrevious = -.infinity
+        pending = nil
+    }
+
+    /// Feeds one fixed-rate magnitude value ending at `timeSeconds`, the stream's
+    /// `sampleIndex`-th; returns an impulse once it is confirmed.
+    mutating func process(_ value: Double, timeSeconds: Double, sampleIndex: Int) -> StepCandidate? {
+        let n = window.count
+        window[written % n] = value
+        written += 1
+        guard written >= n else { return nil }
+        let middle = window[(written - 1 - halfWidth) % n]
+        let oldest = window[(written - n) % n]
+        let impulse = middle - 0.5 * (oldest + value)
+        let time = timeSeconds - Double(halfWidth) * samplePeriodSeconds
+        let index = sampleIndex - halfWidth
+        var out: StepCandidate?
+        if previous > floorG, previous >= beforePrevious, previous > impulse {
+            let candidate = StepCandidate(timeSeconds: previousTime, amplitudeG: previous, sampleIndex: previousIndex)
+            if let held = pending, candidate.timeSeconds - held.timeSeconds < refractorySeconds {
+                if candidate.amplitudeG > held.amplitudeG { pending = candidate }
+            } else {
+                out = pending
+                pending = candidate
+            }
+        } else if let held = pending, time - held.timeSeconds >= refractorySeconds {
+            out = held
+            pending = nil
+        }
+        beforePrevious = previous
+        previous = impulse
+        previousTime = time
+        previousIndex = index
+        return out
+    }
+}
