@@ -80,3 +80,55 @@ struct ImpulseDetector: Sendable {
         return out
     }
 }
+
+/// The times of the last impulses (`ImpulseDetector`), for asking whether a peak of the
+/// band-passed signal was a heel strike. Constant memory: a ring of `capacity` times.
+struct ImpulseLog: Sendable {
+    /// How much later the band-passed peak of a heel strike comes than its impulse, seconds
+    /// (the band-pass filters' delay at the step rate).
+    static let peakDelaySeconds = 0.05
+
+    private var times: [Double]
+    private var written = 0
+
+    init(capacity: Int) {
+        times = [Double](repeating: 0, count: max(capacity, 1))
+    }
+
+    var capacity: Int { times.count }
+
+    mutating func removeAll() { written = 0 }
+
+    mutating func append(_ timeSeconds: Double) {
+        times[written % times.count] = timeSeconds
+        written += 1
+    }
+
+    /// The number of impulses where band-passed peaks between `fromPeakTime` and
+    /// `toPeakTime` put their heel strikes (among those still held).
+    func count(fromPeakTime: Double, toPeakTime: Double) -> Int {
+        let from = fromPeakTime - ImpulseLog.peakDelaySeconds, to = toPeakTime - ImpulseLog.peakDelaySeconds
+        var n = 0
+        var k = written - 1
+        while k >= 0, k >= written - times.count {
+            let t = times[k % times.count]
+            if t >= from, t <= to { n += 1 }
+            k -= 1
+        }
+        return n
+    }
+
+    /// Whether an impulse lies within `window` seconds of where a band-passed peak at
+    /// `peakTimeSeconds` puts its heel strike.
+    func hasImpulse(nearPeakAt peakTimeSeconds: Double, within window: Double) -> Bool {
+        let target = peakTimeSeconds - ImpulseLog.peakDelaySeconds
+        var k = written - 1
+        while k >= 0, k >= written - times.count {
+            let t = times[k % times.count]
+            if abs(t - target) <= window { return true }
+            if t < target - window { return false }
+            k -= 1
+        }
+        return false
+    }
+}

@@ -88,6 +88,7 @@ public struct StepCounter: Sendable {
     private var highBand: SignalHistory
     private var tracker: WalkingBoutTracker
     private var impulses: ImpulseDetector
+    private var impulseLog = ImpulseLog(capacity: 40)
     private var impulseTracker: ImpulseBoutTracker
     /// Time of the last step counted by either channel, in seconds.
     private var lastCountedStepSeconds = -Double.infinity
@@ -124,7 +125,8 @@ public struct StepCounter: Sendable {
 
     /// Elements held in the counter's buffers: fixed when it is made (constant memory).
     var bufferElementCount: Int {
-        history.capacity + highBand.capacity + tracker.bufferElementCount + impulses.bufferElementCount + impulseTracker.bufferElementCount
+        history.capacity + highBand.capacity + tracker.bufferElementCount + impulses.bufferElementCount + impulseLog.capacity
+            + impulseTracker.bufferElementCount
     }
 
     /// Whether a walking bout is under way.
@@ -151,10 +153,14 @@ public struct StepCounter: Sendable {
             let index = history.count
             history.append(filtered)
             highBand.append(highBandLowPass.process(highBandHighPass.process(centred)))
-            tracker.advance(to: time)
+            let committed = tracker.advance(to: time, highBand: highBand, impulses: impulseLog)
+            if committed > 0 {
+                steps += committed
+                lastCountedStepSeconds = max(lastCountedStepSeconds, tracker.lastStepTimeSeconds)
+            }
             impulseTracker.advance(to: time)
             if let candidate = detector.process(filtered, timeSeconds: time, sampleIndex: index) {
-                let released = tracker.process(candidate, history: history, highBand: highBand,
+                let released = tracker.process(candidate, history: history, highBand: highBand, impulses: impulseLog,
                                                notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds)
                 // The swing channel has priority: its bout ends the impulse channel's.
                 if tracker.isWalking, impulseTracker.isWalking { impulseTracker.endBout() }
@@ -164,6 +170,7 @@ public struct StepCounter: Sendable {
                 }
             }
             if let impulse = impulses.process(value, timeSeconds: time, sampleIndex: index) {
+                impulseLog.append(impulse.timeSeconds)
                 let released = impulseTracker.process(impulse, notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
                                                       mayConfirm: !tracker.isWalking)
                 if released > 0 {
