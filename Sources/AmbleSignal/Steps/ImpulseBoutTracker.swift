@@ -265,7 +265,9 @@ struct ImpulseBoutTracker: Sendable {
             bestPeriod = built.period
             for m in 0 ..< built.length { bestChain[m] = chain[m] }
         }
-        guard bestLength > 0 else { return 0 }
+        // The period follows the impulses and may drift past the slowest step while the chain
+        // is built; such a slow rhythm is not walking.
+        guard bestLength > 0, bestPeriod <= settings.maximumStepIntervalSeconds else { return 0 }
         // Release the chain's steps, and those it missed, later than `notBefore`.
         var steps = 0
         for m in stride(from: bestLength - 1, through: 0, by: -1) {
