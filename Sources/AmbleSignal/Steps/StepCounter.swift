@@ -37,7 +37,8 @@ public struct StepCounter: Sendable {
         /// Smallest correlation (0...1) of the signal with itself one step or one stride
         /// later, over the steps that would confirm a bout.
         public var minimumPeriodicity: Double = 0.5
-        /// Largest coefficient of variation of the peak heights of those steps.
+        /// Largest variation of the peak heights of those steps: 1.4826 x their median absolute
+        /// deviation over their median (the coefficient of variation for normal spreads).
         public var maximumAmplitudeVariation: Double = 0.4
         /// Smallest median peak height of those steps, in g: a step moves the wrist by more
         /// than a car's or a train's vibration does.

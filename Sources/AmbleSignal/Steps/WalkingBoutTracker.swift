@@ -1,36 +1,42 @@
 /// Decides which step candidates are steps: it confirms a walking bout from a run of
-/// candidates with a steady rhythm, then follows that rhythm.
+/// candidates with a steady rhythm, then follows that rhythm. It asks the impulse channel's
+/// `ImpulseLog` whether a peak was a heel strike (docs/steps.md).
 ///
 /// **Confirming a bout.** The last `chainCapacity` candidates are searched for the longest
 /// chain whose successive intervals agree within `intervalTolerance` (a candidate may be
 /// skipped, so a stray peak does not break the chain). A chain of `stepsToConfirm` or more
 /// is a bout when
 /// - its peaks are steps' size: median rise at least `minimumMedianAmplitudeG`;
-/// - they are alike: coefficient of variation of their rises at most
-///   `maximumAmplitudeVariation` (gestures and bumps come in all sizes);
+/// - they are alike: 1.4826 x the median absolute deviation of their rises over their median
+///   at most `maximumAmplitudeVariation` (gestures and bumps come in all sizes; one large arm
+///   movement among steps does not decide);
 /// - the band-passed signal over the chain repeats at the chain's period or at twice it
 ///   (a step or a stride: left and right steps may differ on the wrist), correlation at
 ///   least `minimumPeriodicity`;
 /// - it is not every other peak of a faster rhythm (scrubbing, shaking): when half the
 ///   period is shorter than a step can be, the signal must not also repeat at a half or a
-///   third of the period (`maximumFasterPeriodicity`).
+///   third of the period (`maximumFasterPeriodicity`);
+/// - it keeps to the heel strikes: where the wrist shows impulses over the chain, at least
+///   half its members are heel strikes, and not every other member only.
 ///
 /// All the chain's steps are then released at once, none dropped, together with the
 /// candidates just before it that keep its rhythm (a data gap or a stray peak broke the
-/// chain there). Within `resumeWindowSeconds` after a bout, a shorter chain
-/// (`stepsToResume`) at a similar period resumes walking with looser checks: people pause,
-/// turn and look at their wrist mid-walk.
+/// chain there); only those later than the caller's `notBefore`. Within
+/// `resumeWindowSeconds` after a bout, a shorter chain (`stepsToResume`) at a similar period
+/// resumes walking with looser checks: people pause, turn and look at their wrist mid-walk.
 ///
 /// **Step or stride.** When the arm swing dominates, one peak per stride stands out and a
 /// chain follows strides. The period is halved, counting the steps in between, when most
-/// intervals hold a candidate near their middle, or when the high band (above the stride
-/// rate) repeats at half the period (`minimumHalfPeriodicity`); both at confirmation and
-/// every step while following.
+/// intervals hold a heel-strike candidate near their middle, or when the high band (above
+/// the stride rate) repeats at half the period (`minimumHalfPeriodicity`) and the middles
+/// hold impulses; both at confirmation and every step while following, but not while most
+/// recent steps missed the heel strikes.
 ///
-/// **Following a bout.** With step period T, the next candidate between 0.65 T and 1.4 T
-/// after the last step is a step; one near 2 T or 3 T also counts the 1 or 2 steps missed in
-/// between (a weak step the detector did not see). Candidates in between are not steps.
-/// With no fitting candidate for 3.5 T, the bout ends.
+/// **Following a bout.** With step period T, the next step is the best candidate between
+/// 0.65 T and 1.4 T after the last step (largest for its distance from T), or near 2 T or
+/// 3 T, counting the 1 or 2 steps missed in between (a weak step the detector did not see).
+/// It is held until its window closes and then counted, a heel strike of the window first.
+/// Other candidates are not steps. With no fitting candidate for 3.5 T, the bout ends.
 struct WalkingBoutTracker: Sendable {
     struct Settings: Sendable, Equatable {
         /// Candidates searched for a chain (fixed memory: this squared chain lengths).
@@ -51,7 +57,7 @@ struct WalkingBoutTracker: Sendable {
         var minimumPeriodicity = 0.5
         /// The same, to resume a bout.
         var minimumPeriodicityToResume = 0.2
-        /// Largest coefficient of variation of a chain's peak rises.
+        /// Largest variation of a chain's peak rises (1.4826 x median absolute deviation / median).
         var maximumAmplitudeVariation = 0.4
         /// The same, to resume a bout.
         var maximumAmplitudeVariationToResume = 0.6
