@@ -120,6 +120,25 @@ struct NonWalkingMotion {
                 events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.05, 0.3), shape: .push))
                 t += duration + uniform(2, 15)
             }
+        case .deskWork:
+            tiltRadians = uniform(0.2, 0.6)
+            tiltAxis = randomDirection()
+            noiseG = 0.004
+            var t = t0 + uniform(0, 0.5)
+            while t < end {
+                events.append(Event(start: t, duration: 0.25, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.5), amplitudeG: uniform(0.1, 0.45),
+                                    shape: .tap(widthSeconds: 0.035)))
+                // Irregular: mostly 0.4-2.5 s apart, sometimes a quick run, sometimes a pause.
+                let r = uniform(0, 1)
+                t += r < 0.2 ? uniform(0.15, 0.4) : (r < 0.85 ? uniform(0.4, 2.5) : uniform(2.5, 6))
+                if uniform(0, 1) < 0.1 {  // reach for a pen, the phone, the mouse
+                    let duration = uniform(0.5, 1.2)
+                    events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.1, 0.4),
+                                        shape: .gesture(turnRadians: uniform(0.1, 0.5), axis: randomDirection())))
+                    t += duration
+                }
+            }
+            events.sort { $0.start < $1.start }
         case .train:
             tiltRadians = uniform(0.2, 0.6)
             tiltAxis = randomDirection()

@@ -27,11 +27,15 @@ public enum SyntheticActivities {
         /// A train: rail-joint clicks at a steady rhythm (wheelsets passing joints), lateral
         /// sway, running vibration.
         case train(seconds: Double)
+        /// Desk and PC work: knocks and taps as sharp and as large as a slow step's heel strike
+        /// (0.1-0.45 g: a cup put down, a hand on the desk, a click), at irregular times, with
+        /// quick runs, pauses and small reaches.
+        case deskWork(seconds: Double)
 
         public var seconds: Double {
             switch self {
             case .still(let s), .walking(_, let s), .armGestures(let s), .typing(let s),
-                 .washingUp(let s), .driving(let s), .train(let s):
+                 .washingUp(let s), .driving(let s), .train(let s), .deskWork(let s):
                 return s
             }
         }

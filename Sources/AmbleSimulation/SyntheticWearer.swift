@@ -6,7 +6,12 @@ import RealModule
 ///
 /// Walking: the forearm swings as a pendulum at half the step rate (one swing per stride),
 /// which tilts gravity and adds tangential acceleration; each step adds a vertical bounce at
-/// the step rate and a short heel-strike transient; step intervals vary a few per cent. The
+/// the step rate and a short heel-strike transient; step intervals vary a few per cent.
+/// Slow, mindful walking (below 60 steps/min, fully at 40 and slower) barely swings the arm
+/// or bounces: each step shows as a heel-strike pulse of varying size (0.2-0.45 g, about 0.1 s
+/// wide) on a
+/// wrist that wanders on its own (a random drift of about 0.04 g with a 0.3 s time constant),
+/// and the steps are less even (5 % instead of 2.5 %). The
 /// band is worn at a fixed but arbitrary orientation. The pulse is a systolic peak plus a
 /// dicrotic wave on a large DC level, with respiratory wander, beat-to-beat variation and an
 /// artefact proportional to the wrist's acceleration. Times must be queried roughly in order;
@@ -37,6 +42,12 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
     private var beatRateHz: Double
     private var jitter = 1.0
     private var stopping = false
+    /// How slow and mindful the gait is (0 at 60 steps/min and faster, 1 at 40 and slower).
+    private var mindfulness = 0.0
+    /// Size of the current step's heel strike, g.
+    private var heelStrikeG = 0.25
+    /// The wrist's own wandering while walking mindfully, g, in the forearm's frame.
+    private var wander = (x: 0.0, y: 0.0, z: 0.0)
 
     public init(seed: UInt64 = 1, restingHeartRateBPM: Double = 68) {
         random = SeededRandom(seed: seed)
@@ -75,6 +86,7 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
             if stepRateHz == 0 { stepsTaken += 1 }
             stepRateHz = targetCadence / 60 * jitter
             stopping = false
+            mindfulness = min(1, max(0, (60 - targetCadence) / 20))
         } else if stepRateHz > 0 {
             stopping = true  // finish the step under way, then stand
         }
@@ -83,9 +95,22 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
             stepPhase += stepRateHz * dt
             if stepPhase.rounded(.down) > before.rounded(.down) {
                 stepsTaken += 1
-                jitter = 1 + random.gaussian(standardDeviation: 0.025)
+                jitter = 1 + random.gaussian(standardDeviation: 0.025 * (1 + mindfulness))
+                heelStrikeG = mindfulness > 0 ? 0.25 + mindfulness * (0.2 + 0.25 * random.unit() - 0.25) : 0.25
                 if stopping { stepRateHz = 0; stepPhase = stepPhase.rounded(.down) }
             }
+        }
+        // The wrist wanders while walking mindfully (an Ornstein-Uhlenbeck drift), and settles
+        // when the wearer stands.
+        let wanderTau = 0.3
+        if stepRateHz > 0, mindfulness > 0 {
+            let kick = 0.04 * mindfulness * (2 * dt / wanderTau).squareRoot()
+            wander.x += -wander.x * dt / wanderTau + random.gaussian(standardDeviation: kick)
+            wander.y += -wander.y * dt / wanderTau + random.gaussian(standardDeviation: kick)
+            wander.z += -wander.z * dt / wanderTau + random.gaussian(standardDeviation: kick)
+        } else if wander.x != 0 || wander.y != 0 || wander.z != 0 {
+            let decay = max(0, 1 - dt / wanderTau)
+            wander = (wander.x * decay, wander.y * decay, wander.z * decay)
         }
         // Heart rate relaxes toward its target with a 20 s time constant.
         let targetHR = restingHeartRateBPM + max(0, targetCadence - 60) * 0.35
@@ -120,8 +145,9 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
     private func armAcceleration(stepPhase: Double, stepRateHz: Double) -> (Double, Double, Double) {
         guard stepRateHz > 0 else { return (0.02, 0, 0.9998) }
         let cadence = stepRateHz * 60
-        let swingAmplitudeRadians = min(35, max(8, 10 + 0.25 * (cadence - 60))) * .pi / 180
-        let bounceG = min(0.4, max(0.04, 0.05 + 0.004 * (cadence - 60)))
+        let m = mindfulness
+        let swingAmplitudeRadians = ((1 - m) * min(35, max(8, 10 + 0.25 * (cadence - 60))) + m * 3) * .pi / 180
+        let bounceG = (1 - m) * min(0.4, max(0.04, 0.05 + 0.004 * (cadence - 60))) + m * 0.015
         // One swing per stride: half the step rate.
         let swingPhase = 2 * .pi * stepPhase / 2
         let theta = swingAmplitudeRadians * Double.sin(swingPhase)
@@ -129,9 +155,16 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
         let forearmLengthMeters = 0.6
         let tangentialG = -forearmLengthMeters * swingAmplitudeRadians * omega * omega * Double.sin(swingPhase) / 9.81
         let fraction = stepPhase - stepPhase.rounded(.down)
-        let heelStrike = 0.25 * Double.exp(-(fraction / 0.04) * (fraction / 0.04))
+        // A heel strike: a sharp one-sided transient, or when walking mindfully a short pulse
+        // (about 0.1 s wide) that peaks 0.05 s after the foot lands.
+        var heelStrike = heelStrikeG * Double.exp(-(fraction / 0.04) * (fraction / 0.04))
+        if mindfulness > 0 {
+            let sinceStrike = (fraction < 0.5 ? fraction : fraction - 1) / stepRateHz - 0.05
+            let pulse = heelStrikeG * Double.exp(-0.5 * (sinceStrike / 0.04) * (sinceStrike / 0.04))
+            heelStrike = (1 - mindfulness) * heelStrike + mindfulness * pulse
+        }
         let bounce = bounceG * (Double.sin(2 * .pi * stepPhase) + 0.35 * Double.sin(4 * .pi * stepPhase + 0.6)) + heelStrike
-        return (Double.sin(theta) + tangentialG, 0.03 * Double.sin(2 * .pi * stepPhase), Double.cos(theta) + bounce)
+        return (Double.sin(theta) + tangentialG + wander.x, 0.03 * Double.sin(2 * .pi * stepPhase) + wander.y, Double.cos(theta) + bounce + wander.z)
     }
 
     // MARK: PPGSource

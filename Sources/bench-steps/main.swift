@@ -9,8 +9,9 @@
 //                                              one recording from a spec such as still:5,walk70:60,wash:120;
 //                                              a first line '# true steps N', then the CSV
 //
-// The recording mixes what a day holds: walks at 60-130 steps/min, standing, typing, arm
-// gestures, washing up, driving and a train, 3-axis, with 10 % timing jitter. See
+// The recording mixes what a day holds: walks at 40-125 steps/min (one mindful walk at 40),
+// standing, typing, arm gestures, washing up, desk work, driving and a train, 3-axis, with
+// 10 % timing jitter. See
 // scripts/bench-steps and docs/steps.md.
 
 import AmbleRecordings
@@ -30,6 +31,7 @@ func recording(hours: Double, rateHz: Double) -> SyntheticActivities.Recording {
         .walking(cadenceStepsPerMinute: 105, seconds: 240), .armGestures(seconds: 60), .washingUp(seconds: 90),
         .walking(cadenceStepsPerMinute: 125, seconds: 120), .driving(seconds: 300), .train(seconds: 240),
         .walking(cadenceStepsPerMinute: 60, seconds: 180), .still(seconds: 60),
+        .walking(cadenceStepsPerMinute: 40, seconds: 180), .deskWork(seconds: 180),
     ]
     let blockSeconds = block.reduce(0) { $0 + $1.seconds }
     let repeats = max(1, Int((hours * 3600 / blockSeconds).rounded(.up)))
@@ -86,7 +88,9 @@ case "check":
         .walking(cadenceStepsPerMinute: 60, seconds: 120), .walking(cadenceStepsPerMinute: 70, seconds: 120),
         .walking(cadenceStepsPerMinute: 80, seconds: 120), .walking(cadenceStepsPerMinute: 105, seconds: 120),
         .walking(cadenceStepsPerMinute: 125, seconds: 120), .walking(cadenceStepsPerMinute: 150, seconds: 120),
+        .walking(cadenceStepsPerMinute: 35, seconds: 120), .walking(cadenceStepsPerMinute: 45, seconds: 120),
         .typing(seconds: 300), .armGestures(seconds: 300), .washingUp(seconds: 300), .driving(seconds: 300), .train(seconds: 300),
+        .deskWork(seconds: 300),
     ]
     let magnitudeOnly = arguments.contains("--magnitude")
     for (i, activity) in activities.enumerated() {
@@ -123,6 +127,7 @@ case "segments-csv":
         case "wash": segments.append(.washingUp(seconds: seconds))
         case "drive": segments.append(.driving(seconds: seconds))
         case "train": segments.append(.train(seconds: seconds))
+        case "desk": segments.append(.deskWork(seconds: seconds))
         default:
             if name.hasPrefix("walk"), let cadence = Double(name.dropFirst(4)) {
                 segments.append(.walking(cadenceStepsPerMinute: cadence, seconds: seconds))

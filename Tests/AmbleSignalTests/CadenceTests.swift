@@ -32,6 +32,23 @@ struct CadenceTests {
         for second in 89 ..< cadence.count { #expect(cadence[second] == 0, "at \(second) s: \(cadence[second])") }
     }
 
+    /// Mindful steps vary 5 % from one to the next, so the published mean of 8 intervals is
+    /// held to 6 %.
+    @Test("very slow mindful walking: held within 6 % once confirmed, 0 soon after stopping",
+          arguments: [30.0, 40, 50], [12.5, 25])
+    func verySlowWalking(cadence: Double, rateHz: Double) {
+        let recording = SyntheticActivities.render(
+            [.still(seconds: 5), .walking(cadenceStepsPerMinute: cadence, seconds: 100), .still(seconds: 15)],
+            sampling: .init(rateHz: rateHz, jitterFraction: 0.3, magnitudeOnly: true), seed: UInt64(cadence * 3 + rateHz))
+        let published = cadenceBySecond(recording)
+        // A bout needs 8 steps over 6 s: at 30 steps/min it is confirmed within 25 s.
+        #expect(published[3] == 0)
+        for second in 30 ..< 104 { #expect(abs(published[second] - cadence) <= cadence * 0.06, "at \(second) s: \(published[second])") }
+        // Stopped at 105 s: 0 once 3.5 step periods have passed without a step.
+        let lapse = 105 + Int((3.5 * 60 / cadence).rounded(.up)) + 1
+        for second in lapse ..< published.count { #expect(published[second] == 0, "at \(second) s: \(published[second])") }
+    }
+
     @Test("slow mindful walking", arguments: [60.0, 66, 72, 80])
     func slowWalking(cadence: Double) {
         let recording = SyntheticActivities.render(

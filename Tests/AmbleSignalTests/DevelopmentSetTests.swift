@@ -72,11 +72,13 @@ struct DevelopmentSetTests {
         #expect(all.falseStepsPerHour <= 30, "\(report)")
         #expect(bangle.falseStepsPerHour <= 30, "\(report)")
         #expect(sensorWatch.falseStepsPerHour <= 30, "\(report)")
-        // Regression bounds at the measured level (docs/steps.md): they fail if counting gets worse.
-        #expect(bangle.mape <= 4, "\(report)")
-        #expect(sensorWatch.mape <= 32, "\(report)")
-        // The issue's walking target is not met yet (see docs/steps.md): recorded, not hidden.
-        withKnownIssue("walking MAPE target of 3 % not met on the Sensor Watch clips (slow, irregular walking)") {
+        // The issue's walking target, met on the 3-axis Bangle recordings (2.8 %).
+        #expect(bangle.mape <= 3, "\(report)")
+        // Not met on the magnitude-only Sensor Watch clips (14.6 %, docs/steps.md): a regression
+        // bound at the measured level, and the target recorded as a known issue, not hidden.
+        #expect(sensorWatch.mape <= 16, "\(report)")
+        withKnownIssue("walking MAPE target of 3 % not met on the Sensor Watch clips (hand-counted slow walks)") {
+            #expect(sensorWatch.mape <= 3, "\(report)")
             #expect(all.mape <= 3, "\(report)")
         }
     }

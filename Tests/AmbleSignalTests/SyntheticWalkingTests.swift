@@ -27,6 +27,23 @@ struct SyntheticWalkingTests {
         }
     }
 
+    /// Slow, mindful walking: 30-55 steps/min (a step every 1.1-2 s), the arm nearly still,
+    /// each step a small heel-strike impulse.
+    @Test("slow mindful walking at 30-55 steps/min", arguments: [30.0, 36, 42, 48, 55], [12.5, 25, 100])
+    func countsSlowWalking(cadence: Double, rateHz: Double) {
+        for magnitudeOnly in [false, true] {
+            for irregular in [false, true] {
+                let seed = UInt64(cadence) * 977 + UInt64(rateHz * 10) + (magnitudeOnly ? 3 : 0) + (irregular ? 5 : 0)
+                let recording = SyntheticActivities.render(
+                    [.still(seconds: 4), .walking(cadenceStepsPerMinute: cadence, seconds: 100), .still(seconds: 4)],
+                    sampling: plan(rateHz: rateHz, irregular: irregular, magnitudeOnly: magnitudeOnly), seed: seed)
+                let counted = countSteps(recording, magnitudeOnly: magnitudeOnly).steps
+                #expect(abs(counted - recording.trueSteps) <= Self.tolerance(recording.trueSteps),
+                        "\(cadence) steps/min at \(rateHz) Hz, \(magnitudeOnly ? "magnitude" : "3-axis"), \(irregular ? "irregular" : "regular"): counted \(counted) of \(recording.trueSteps)")
+            }
+        }
+    }
+
     @Test("irregular intervals, dropped samples and gaps", arguments: [65.0, 75, 110], [12.5, 25, 100])
     func countsIrregular(cadence: Double, rateHz: Double) {
         for magnitudeOnly in [false, true] {

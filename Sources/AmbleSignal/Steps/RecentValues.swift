@@ -23,6 +23,9 @@ struct RecentValues: Sendable {
         count = min(count + 1, values.count)
     }
 
+    /// The `index`-th value held (0 ..< count), in no particular order.
+    func value(at index: Int) -> Double { values[index] }
+
     var sum: Double {
         var total = 0.0
         for i in 0 ..< count { total += values[i] }

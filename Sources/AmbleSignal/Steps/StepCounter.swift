@@ -8,14 +8,20 @@
 /// 2. Band-pass 0.5-3 Hz (2nd-order Butterworth high-pass and low-pass): gravity, posture
 ///    drift and vibration above 3 Hz go. A second band, 1.2-4 Hz, keeps the step rhythm
 ///    apart from the arm swing at the stride rate.
-/// 3. Peaks with adaptive hysteresis are step candidates (`StepCandidateDetector`).
-/// 4. `WalkingBoutTracker` confirms bouts by rhythm, periodicity and peak likeness, releases
-///    the held steps of a confirmed bout all at once, decides step or stride, and follows
-///    the rhythm.
+/// 3. Swing channel: peaks with adaptive hysteresis are step candidates
+///    (`StepCandidateDetector`); `WalkingBoutTracker` confirms bouts by rhythm, periodicity
+///    and peak likeness, releases the held steps of a confirmed bout all at once, decides
+///    step or stride, and follows the rhythm.
+/// 4. Impulse channel, for slow walking with little arm swing: heel-strike impulses of |a|
+///    (`ImpulseDetector`) followed by `ImpulseBoutTracker`, which confirms a bout from a long,
+///    metronome-like train of alike impulses that holds most of the impulse energy.
+/// 5. The swing channel has priority: the impulse channel counts only while the swing channel
+///    is not walking, and a bout confirmed by either releases only steps later than the last
+///    step counted, so no step is counted twice.
 ///
-/// Cadence is the mean of the last 8 step intervals (those within 20 % of their median) as
-/// steps per minute, published once per second of sample time, and 0 when no bout is under
-/// way.
+/// Cadence is the mean of the last 8 step intervals (those within 20 % of their median) of
+/// the channel that is walking, as steps per minute, published once per second of sample
+/// time, and 0 when no bout is under way.
 public struct StepCounter: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Smallest rise of a peak that can be a step, in g (sensor noise floor).
@@ -31,7 +37,8 @@ public struct StepCounter: Sendable {
         /// Smallest correlation (0...1) of the signal with itself one step or one stride
         /// later, over the steps that would confirm a bout.
         public var minimumPeriodicity: Double = 0.5
-        /// Largest coefficient of variation of the peak heights of those steps.
+        /// Largest variation of the peak heights of those steps: 1.4826 x their median absolute
+        /// deviation over their median (the coefficient of variation for normal spreads).
         public var maximumAmplitudeVariation: Double = 0.4
         /// Smallest median peak height of those steps, in g: a step moves the wrist by more
         /// than a car's or a train's vibration does.
@@ -55,6 +62,16 @@ public struct StepCounter: Sendable {
     /// Filtered history kept for the periodicity check, in samples (41 s at 25 Hz): a full
     /// chain of candidates at the slowest cadence.
     static let historyCapacity = 1024
+    /// Half-width of the impulse detector's second difference, in samples at 25 Hz (0.12 s:
+    /// a heel strike's impulse is narrower, an arm swing much wider).
+    static let impulseHalfWidth = 3
+    /// Smallest impulse, in g (well above the noise of |a|, below the 0.15-0.5 g of a step).
+    static let impulseFloorG = 0.08
+    /// Impulses closer than this are one (a foot strike rings for a few samples), in seconds.
+    static let impulseRefractorySeconds = 0.25
+    /// A bout confirmed by one channel counts only steps this long after the last step
+    /// counted, in seconds: the two channels see one step at times up to about 0.1 s apart.
+    static let handoverMarginSeconds = 0.3
 
     public let configuration: Configuration
     public private(set) var totalSteps = 0
@@ -71,6 +88,11 @@ public struct StepCounter: Sendable {
     private var highBandLowPass: Biquad
     private var highBand: SignalHistory
     private var tracker: WalkingBoutTracker
+    private var impulses: ImpulseDetector
+    private var impulseLog = ImpulseLog(capacity: 40)
+    private var impulseTracker: ImpulseBoutTracker
+    /// Time of the last step counted by either channel, in seconds.
+    private var lastCountedStepSeconds = -Double.infinity
     private var nextCadenceUpdateSeconds: Double?
 
     public init(configuration: Configuration = .init()) {
@@ -94,13 +116,22 @@ public struct StepCounter: Sendable {
         settings.minimumMedianAmplitudeG = configuration.minimumStepAmplitudeG
         settings.sampleRateHz = rate
         tracker = WalkingBoutTracker(settings: settings)
+        impulses = ImpulseDetector(halfWidth: StepCounter.impulseHalfWidth, floorG: StepCounter.impulseFloorG,
+                                   refractorySeconds: StepCounter.impulseRefractorySeconds, samplePeriodSeconds: 1 / rate)
+        var impulseSettings = ImpulseBoutTracker.Settings()
+        impulseSettings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
+        impulseSettings.maximumStepIntervalSeconds = configuration.maximumStepIntervalSeconds
+        impulseTracker = ImpulseBoutTracker(settings: impulseSettings)
     }
 
     /// Elements held in the counter's buffers: fixed when it is made (constant memory).
-    var bufferElementCount: Int { history.capacity + highBand.capacity + tracker.bufferElementCount }
+    var bufferElementCount: Int {
+        history.capacity + highBand.capacity + tracker.bufferElementCount + impulses.bufferElementCount + impulseLog.capacity
+            + impulseTracker.bufferElementCount
+    }
 
     /// Whether a walking bout is under way.
-    public var isWalking: Bool { tracker.isWalking }
+    public var isWalking: Bool { tracker.isWalking || impulseTracker.isWalking }
 
     /// Feeds one sample; returns the number of steps it completed (0 or more). Steps held
     /// while a bout is unconfirmed are all released by the sample that confirms it.
@@ -109,8 +140,10 @@ public struct StepCounter: Sendable {
         resampler.append(timeSeconds: sample.timeSeconds, value: magnitude)
         if resampler.didRestart {
             tracker.restart()
+            impulseTracker.restart()
             if offsetG == nil { offsetG = magnitude }
             detector.reset(to: 0)
+            impulses.reset()
         }
         var steps = 0
         while true {
@@ -121,9 +154,30 @@ public struct StepCounter: Sendable {
             let index = history.count
             history.append(filtered)
             highBand.append(highBandLowPass.process(highBandHighPass.process(centred)))
-            tracker.advance(to: time)
+            let committed = tracker.advance(to: time, highBand: highBand, impulses: impulseLog)
+            if committed > 0 {
+                steps += committed
+                lastCountedStepSeconds = max(lastCountedStepSeconds, tracker.lastStepTimeSeconds)
+            }
+            impulseTracker.advance(to: time)
             if let candidate = detector.process(filtered, timeSeconds: time, sampleIndex: index) {
-                steps += tracker.process(candidate, history: history, highBand: highBand)
+                let released = tracker.process(candidate, history: history, highBand: highBand, impulses: impulseLog,
+                                               notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds)
+                // The swing channel has priority: its bout ends the impulse channel's.
+                if tracker.isWalking, impulseTracker.isWalking { impulseTracker.endBout() }
+                if released > 0 {
+                    steps += released
+                    lastCountedStepSeconds = max(lastCountedStepSeconds, tracker.lastStepTimeSeconds)
+                }
+            }
+            if let impulse = impulses.process(value, timeSeconds: time, sampleIndex: index) {
+                impulseLog.append(impulse.timeSeconds)
+                let released = impulseTracker.process(impulse, notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
+                                                      mayConfirm: !tracker.isWalking)
+                if released > 0 {
+                    steps += released
+                    lastCountedStepSeconds = max(lastCountedStepSeconds, impulseTracker.lastStepTimeSeconds)
+                }
             }
         }
         totalSteps += steps
@@ -137,7 +191,13 @@ public struct StepCounter: Sendable {
             return
         }
         guard timeSeconds >= due else { return }
-        cadenceStepsPerMinute = tracker.isWalking ? tracker.cadenceStepsPerMinute() : 0
+        if tracker.isWalking {
+            cadenceStepsPerMinute = tracker.cadenceStepsPerMinute()
+        } else if impulseTracker.isWalking {
+            cadenceStepsPerMinute = impulseTracker.cadenceStepsPerMinute()
+        } else {
+            cadenceStepsPerMinute = 0
+        }
         // The next whole second after this sample (gaps skip the seconds they cover).
         nextCadenceUpdateSeconds = due + (timeSeconds - due + 1).rounded(.down)
     }

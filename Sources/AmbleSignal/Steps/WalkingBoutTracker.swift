@@ -1,36 +1,42 @@
 /// Decides which step candidates are steps: it confirms a walking bout from a run of
-/// candidates with a steady rhythm, then follows that rhythm.
+/// candidates with a steady rhythm, then follows that rhythm. It asks the impulse channel's
+/// `ImpulseLog` whether a peak was a heel strike (docs/steps.md).
 ///
 /// **Confirming a bout.** The last `chainCapacity` candidates are searched for the longest
 /// chain whose successive intervals agree within `intervalTolerance` (a candidate may be
 /// skipped, so a stray peak does not break the chain). A chain of `stepsToConfirm` or more
 /// is a bout when
 /// - its peaks are steps' size: median rise at least `minimumMedianAmplitudeG`;
-/// - they are alike: coefficient of variation of their rises at most
-///   `maximumAmplitudeVariation` (gestures and bumps come in all sizes);
+/// - they are alike: 1.4826 x the median absolute deviation of their rises over their median
+///   at most `maximumAmplitudeVariation` (gestures and bumps come in all sizes; one large arm
+///   movement among steps does not decide);
 /// - the band-passed signal over the chain repeats at the chain's period or at twice it
 ///   (a step or a stride: left and right steps may differ on the wrist), correlation at
 ///   least `minimumPeriodicity`;
 /// - it is not every other peak of a faster rhythm (scrubbing, shaking): when half the
 ///   period is shorter than a step can be, the signal must not also repeat at a half or a
-///   third of the period (`maximumFasterPeriodicity`).
+///   third of the period (`maximumFasterPeriodicity`);
+/// - it keeps to the heel strikes: where the wrist shows impulses over the chain, at least
+///   half its members are heel strikes, and not every other member only.
 ///
 /// All the chain's steps are then released at once, none dropped, together with the
 /// candidates just before it that keep its rhythm (a data gap or a stray peak broke the
-/// chain there). Within `resumeWindowSeconds` after a bout, a shorter chain
-/// (`stepsToResume`) at a similar period resumes walking with looser checks: people pause,
-/// turn and look at their wrist mid-walk.
+/// chain there); only those later than the caller's `notBefore`. Within
+/// `resumeWindowSeconds` after a bout, a shorter chain (`stepsToResume`) at a similar period
+/// resumes walking with looser checks: people pause, turn and look at their wrist mid-walk.
 ///
 /// **Step or stride.** When the arm swing dominates, one peak per stride stands out and a
 /// chain follows strides. The period is halved, counting the steps in between, when most
-/// intervals hold a candidate near their middle, or when the high band (above the stride
-/// rate) repeats at half the period (`minimumHalfPeriodicity`); both at confirmation and
-/// every step while following.
+/// intervals hold a heel-strike candidate near their middle, or when the high band (above
+/// the stride rate) repeats at half the period (`minimumHalfPeriodicity`) and the middles
+/// hold impulses; both at confirmation and every step while following, but not while most
+/// recent steps missed the heel strikes.
 ///
-/// **Following a bout.** With step period T, the next candidate between 0.65 T and 1.4 T
-/// after the last step is a step; one near 2 T or 3 T also counts the 1 or 2 steps missed in
-/// between (a weak step the detector did not see). Candidates in between are not steps.
-/// With no fitting candidate for 3.5 T, the bout ends.
+/// **Following a bout.** With step period T, the next step is the best candidate between
+/// 0.65 T and 1.4 T after the last step (largest for its distance from T), or near 2 T or
+/// 3 T, counting the 1 or 2 steps missed in between (a weak step the detector did not see).
+/// It is held until its window closes and then counted, a heel strike of the window first.
+/// Other candidates are not steps. With no fitting candidate for 3.5 T, the bout ends.
 struct WalkingBoutTracker: Sendable {
     struct Settings: Sendable, Equatable {
         /// Candidates searched for a chain (fixed memory: this squared chain lengths).
@@ -51,7 +57,7 @@ struct WalkingBoutTracker: Sendable {
         var minimumPeriodicity = 0.5
         /// The same, to resume a bout.
         var minimumPeriodicityToResume = 0.2
-        /// Largest coefficient of variation of a chain's peak rises.
+        /// Largest variation of a chain's peak rises (1.4826 x median absolute deviation / median).
         var maximumAmplitudeVariation = 0.4
         /// The same, to resume a bout.
         var maximumAmplitudeVariationToResume = 0.6
@@ -71,6 +77,9 @@ struct WalkingBoutTracker: Sendable {
         var middleRange: ClosedRange<Double> = 0.3 ... 0.7
         /// Smallest rise of a middle candidate, as a fraction of the step before it.
         var middleAmplitudeFraction = 0.25
+        /// Largest time between a band-passed peak's heel strike and an impulse for the peak to
+        /// count as a heel strike, seconds.
+        var heelStrikeWindowSeconds = 0.15
         /// Rate of the filtered signals, Hz.
         var sampleRateHz = 25.0
     }
@@ -99,7 +108,21 @@ struct WalkingBoutTracker: Sendable {
     private var recentStepIndices = RecentValues(capacity: 5)
     /// Recent step intervals for the published cadence, seconds.
     private var cadenceIntervals = RecentValues(capacity: 8)
-    private var sawMiddle = false
+    /// Time of a candidate seen near the middle of the current interval.
+    private var middleTime: Double?
+    /// Midpoints of the last 4 step intervals, seconds, for the stride check while following.
+    private var recentMidpoints = RecentValues(capacity: 4)
+    /// The best candidate so far for the next step while following, with the steps it
+    /// completes and its score; committed when its window closes.
+    private var held: (candidate: StepCandidate, steps: Int, score: Double)?
+    /// The last candidates in that window with their scores (a heel strike among them is
+    /// preferred when the window closes).
+    private var windowCandidates: [StepCandidate]
+    private var windowScores: [Double]
+    private var windowCount = 0
+    /// Times of the last 8 steps (ring), to tell whether the bout is on the heel strikes.
+    private var recentStepTimes: [Double]
+    private var recentStepCount = 0
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
 
@@ -112,12 +135,16 @@ struct WalkingBoutTracker: Sendable {
         sequence = [Int](repeating: -1, count: n)
         chainLength = [Int16](repeating: 0, count: n * n)
         scratchChain = [Int](repeating: 0, count: n)
+        windowCandidates = [StepCandidate](repeating: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0), count: 4)
+        windowScores = [Double](repeating: 0, count: 4)
+        recentStepTimes = [Double](repeating: 0, count: 8)
     }
 
     /// Elements held in the tracker's buffers (fixed at init).
     var bufferElementCount: Int {
         times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count
-            + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity
+            + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity + recentMidpoints.capacity
+            + 3 * windowCandidates.count + windowScores.count + recentStepTimes.count
     }
 
     /// Steps per minute over the last 8 step intervals: their mean after dropping those more
@@ -132,11 +159,18 @@ struct WalkingBoutTracker: Sendable {
     /// Time of the last counted step, in seconds (meaningful while walking).
     var lastStepTimeSeconds: Double { lastStepTime }
 
-    /// Ends a bout whose rhythm has lapsed by `timeSeconds`; call once per fixed-rate sample.
-    mutating func advance(to timeSeconds: Double) {
+    /// Counts the held step whose window has closed by `timeSeconds`, and ends a bout whose
+    /// rhythm has lapsed; call once per fixed-rate sample. Returns the steps counted.
+    mutating func advance(to timeSeconds: Double, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+        var steps = 0
+        if isWalking, let next = held,
+           timeSeconds > lastStepTime + (Double(next.steps) + settings.latestStepFraction - 1) * stepPeriodSeconds {
+            steps = commitHeld(highBand: highBand, impulses: impulses)
+        }
         if isWalking, timeSeconds - lastStepTime > (Double(settings.maximumMissedSteps) + 1.5) * stepPeriodSeconds {
             endBout()
         }
+        return steps
     }
 
     /// Ends any bout and forgets the candidates (after a gap in the input).
@@ -147,47 +181,130 @@ struct WalkingBoutTracker: Sendable {
 
     /// Feeds one candidate; returns the number of steps it completes (0 or more).
     /// `history` is the band-passed signal (0.5-3 Hz); `highBand` the same above 1.2 Hz, where
-    /// the step rhythm shows even when the arm swing (at the stride rate) dominates.
-    mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory) -> Int {
-        advance(to: candidate.timeSeconds)
-        if isWalking { return follow(candidate, highBand: highBand) }
-        return search(candidate, history: history, highBand: highBand)
+    /// the step rhythm shows even when the arm swing (at the stride rate) dominates;
+    /// `impulses` the recent heel-strike impulses. A bout confirmed now releases only its steps
+    /// later than `notBefore` (the earlier ones were counted by the impulse channel).
+    mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory,
+                          impulses: ImpulseLog, notBefore: Double = -.infinity) -> Int {
+        let steps = advance(to: candidate.timeSeconds, highBand: highBand, impulses: impulses)
+        if isWalking { return steps + follow(candidate, highBand: highBand, impulses: impulses) }
+        return steps + search(candidate, history: history, highBand: highBand, impulses: impulses, notBefore: notBefore)
     }
 
     // MARK: Following
 
-    private mutating func follow(_ candidate: StepCandidate, highBand: SignalHistory) -> Int {
+    /// Whether a band-passed peak at `time` was a heel strike: an impulse within 0.15 s.
+    private func isHeelStrike(_ time: Double, _ impulses: ImpulseLog) -> Bool {
+        impulses.hasImpulse(nearPeakAt: time, within: settings.heelStrikeWindowSeconds)
+    }
+
+    /// Whether at least half of `count` interval midpoints (from `midpoint`) hold an impulse
+    /// within `window` seconds: the steps a stride hides are heel strikes too.
+    private func midpointsHoldSteps(_ count: Int, window: Double, _ impulses: ImpulseLog, midpoint: (Int) -> Double) -> Bool {
+        guard count > 0 else { return true }
+        var found = 0
+        for k in 0 ..< count where impulses.hasImpulse(nearPeakAt: midpoint(k), within: window) { found += 1 }
+        return 2 * found >= count
+    }
+
+    /// Takes a candidate while following. The next step is the best candidate (the largest for
+    /// its distance from where the period puts it) within 0.65-1.4 periods, or near 2 or 3
+    /// periods when steps were missed; it is held until its window closes, so a smaller peak
+    /// early in the window (the wrist's own movement) does not take a step's place.
+    private mutating func follow(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
         if dt < settings.earliestStepFraction * t {
             if settings.middleRange.contains(dt / t), candidate.amplitudeG >= settings.middleAmplitudeFraction * lastStepAmplitude {
-                sawMiddle = true
+                middleTime = candidate.timeSeconds
             }
             return 0
         }
         let n = Int((dt / t).rounded())
-        guard n >= 1, n <= settings.maximumMissedSteps + 1,
+        let offset = abs(dt - Double(n) * t)
+        guard n >= 1, n <= settings.maximumMissedSteps + 1, offset <= (settings.latestStepFraction - 1) * t else { return 0 }
+        if let next = held, n > next.steps {
+            // Past the held candidate's window: it is the step; look at this one from there.
+            let steps = commitHeld(highBand: highBand, impulses: impulses)
+            guard isWalking else { return steps }
+            return steps + follow(candidate, highBand: highBand, impulses: impulses)
+        }
+        let score = candidate.amplitudeG / (1 + offset / t)
+        if held == nil { windowCount = 0 }
+        windowCandidates[windowCount % windowCandidates.count] = candidate
+        windowScores[windowCount % windowScores.count] = score
+        windowCount += 1
+        if held == nil || score > held!.score { held = (candidate, n, score) }
+        return 0
+    }
+
+    /// Counts the held step: the best-scored heel strike of its window, or the best-scored
+    /// candidate when none was one (impulses are known by now: the window has closed).
+    private mutating func commitHeld(highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+        guard let next = held else { return 0 }
+        var chosen = next.candidate, best = -Double.infinity
+        for k in 0 ..< min(windowCount, windowCandidates.count)
+        where windowScores[k] > best && isHeelStrike(windowCandidates[k].timeSeconds, impulses) {
+            best = windowScores[k]
+            chosen = windowCandidates[k]
+        }
+        held = nil
+        windowCount = 0
+        return accept(chosen, highBand: highBand, impulses: impulses)
+    }
+
+    private mutating func logStep(_ time: Double) {
+        recentStepTimes[recentStepCount % recentStepTimes.count] = time
+        recentStepCount += 1
+    }
+
+    /// Whether most of the last 8 steps (at least 6 known) were not heel strikes: the bout
+    /// has slipped onto the wrist's own movement between slow steps.
+    private func isOffTheHeelStrikes(_ impulses: ImpulseLog) -> Bool {
+        let known = min(recentStepCount, recentStepTimes.count)
+        guard known >= 6 else { return false }
+        var strikes = 0
+        for k in 0 ..< known where isHeelStrike(recentStepTimes[k], impulses) { strikes += 1 }
+        return 2 * strikes < known
+    }
+
+    /// Counts `candidate` as the next step (and any missed before it), updates the period and
+    /// checks whether the bout went stride by stride.
+    private mutating func accept(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+        let t = stepPeriodSeconds
+        let dt = candidate.timeSeconds - lastStepTime
+        let n = Int((dt / t).rounded())
+        guard dt >= settings.earliestStepFraction * t, n >= 1, n <= settings.maximumMissedSteps + 1,
               abs(dt - Double(n) * t) <= (settings.latestStepFraction - 1) * t else { return 0 }
         var steps = n
         lastStepTime = candidate.timeSeconds
         lastStepAmplitude = candidate.amplitudeG
+        logStep(candidate.timeSeconds)
         intervals.append(dt / Double(n))
         cadenceIntervals.append(dt / Double(n))
         stepPeriodSeconds = intervals.median()
-        middles.append(sawMiddle ? 1 : 0)
-        sawMiddle = false
-        if middles.count == 4, middles.sum >= 3, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds {
+        // A middle peak is a step only when it was a heel strike, not the filters' ringing
+        // after a slow step's impulse or the wrist's own movement.
+        middles.append(middleTime.map { isHeelStrike($0, impulses) } == true ? 1 : 0)
+        middleTime = nil
+        recentMidpoints.append(lastStepTime - 0.5 * dt / Double(n))
+        // Off the heel strikes, the heel strikes are what lies between the "steps": no halving.
+        let offTheStrikes = isOffTheHeelStrikes(impulses)
+        if middles.count == 4, middles.sum >= 3, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds, !offTheStrikes {
             steps += Int(middles.sum)
             halvePeriod()
             return steps
         }
-        // The last 4 intervals also repeat at half the period in the high band: they were
-        // strides, each hiding one step.
+        // The last 4 intervals also repeat at half the period in the high band, and have
+        // impulses near their middles: they were strides, each hiding one step.
         recentStepIndices.append(Double(candidate.sampleIndex))
         if recentStepIndices.count == 5, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds {
             let start = Int(recentStepIndices.minimum) - 2
             let lag = Int((stepPeriodSeconds / 2 * settings.sampleRateHz).rounded())
-            if highBand.correlation(start: start, end: candidate.sampleIndex + 2, lagSamples: lag) >= settings.minimumHalfPeriodicity {
+            let midpoints = recentMidpoints
+            if highBand.correlation(start: start, end: candidate.sampleIndex + 2, lagSamples: lag) >= settings.minimumHalfPeriodicity,
+               midpointsHoldSteps(midpoints.count, window: 0.2 * stepPeriodSeconds, impulses, midpoint: { midpoints.value(at: $0) }),
+               !offTheStrikes {
                 steps += 4
                 halvePeriod()
             }
@@ -203,9 +320,13 @@ struct WalkingBoutTracker: Sendable {
         cadenceIntervals.append(stepPeriodSeconds)
         middles.removeAll()
         recentStepIndices.removeAll()
+        recentMidpoints.removeAll()
+        recentStepCount = 0
     }
 
     private mutating func endBout() {
+        held = nil
+        recentMidpoints.removeAll()
         isWalking = false
         boutEndTime = lastStepTime
         boutEndPeriod = stepPeriodSeconds
@@ -213,8 +334,9 @@ struct WalkingBoutTracker: Sendable {
     }
 
     /// Steps before the confirmed chain that keep its rhythm (a gap in the data or a stray
-    /// peak broke the chain there): followed backwards as `follow` does forwards.
-    private func extendBackwards(from first: Int, lowest: Int, period: Double) -> Int {
+    /// peak broke the chain there): followed backwards as `follow` does forwards, as far as
+    /// `notBefore`.
+    private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double) -> Int {
         var steps = 0
         var previous = times[slot(first)]
         var q = first - 1
@@ -224,6 +346,7 @@ struct WalkingBoutTracker: Sendable {
             if dt < settings.earliestStepFraction * period { continue }
             let n = Int((dt / period).rounded())
             if n >= 1, n <= settings.maximumMissedSteps + 1, abs(dt - Double(n) * period) <= (settings.latestStepFraction - 1) * period {
+                if times[slot(q + 1)] <= notBefore { break }
                 steps += n
                 previous = times[slot(q + 1)]
                 continue
@@ -245,7 +368,8 @@ struct WalkingBoutTracker: Sendable {
         abs(interval - previous) <= settings.intervalTolerance * 0.5 * (interval + previous)
     }
 
-    private mutating func search(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory) -> Int {
+    private mutating func search(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog,
+                                 notBefore: Double) -> Int {
         let capacity = settings.chainCapacity
         let newest = nextSequence
         nextSequence += 1
@@ -276,11 +400,14 @@ struct WalkingBoutTracker: Sendable {
         }
         let recent = candidate.timeSeconds - boutEndTime <= settings.resumeWindowSeconds
         guard bestLength >= (recent ? settings.stepsToResume : settings.stepsToConfirm) else { return 0 }
-        return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent, history: history, highBand: highBand)
+        return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent,
+                       history: history, highBand: highBand, impulses: impulses, notBefore: notBefore)
     }
 
-    /// Rebuilds the best chain ending at `newest` and checks it; returns the steps released.
-    private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory, highBand: SignalHistory) -> Int {
+    /// Rebuilds the best chain ending at `newest` and checks it; returns the steps released
+    /// (those later than `notBefore`).
+    private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory,
+                                  highBand: SignalHistory, impulses: ImpulseLog, notBefore: Double) -> Int {
         let capacity = settings.chainCapacity
         let lowest = max(oldestUsableSequence, newest - capacity + 1)
         // Walk back through the chain, newest first.
@@ -307,20 +434,18 @@ struct WalkingBoutTracker: Sendable {
 
         // Period: the median interval.
         var periods = RecentValues(capacity: capacity)
-        var amplitudeSum = 0.0, amplitudeSquares = 0.0
-        for m in 0 ..< members {
-            let amplitude = amplitudes[slot(scratchChain[m])]
-            amplitudeSum += amplitude
-            amplitudeSquares += amplitude * amplitude
-            if m > 0 { periods.append(times[slot(scratchChain[m])] - times[slot(scratchChain[m - 1])]) }
-        }
+        for m in 1 ..< members { periods.append(times[slot(scratchChain[m])] - times[slot(scratchChain[m - 1])]) }
         let period = periods.median()
         var heights = RecentValues(capacity: capacity)
         for m in 0 ..< members { heights.append(amplitudes[slot(scratchChain[m])]) }
-        guard heights.median() >= settings.minimumMedianAmplitudeG else { return 0 }
-        let meanAmplitude = amplitudeSum / Double(members)
-        let amplitudeVariance = max(amplitudeSquares / Double(members) - meanAmplitude * meanAmplitude, 0)
-        let amplitudeVariation = meanAmplitude > 0 ? amplitudeVariance.squareRoot() / meanAmplitude : .infinity
+        let medianHeight = heights.median()
+        guard medianHeight >= settings.minimumMedianAmplitudeG else { return 0 }
+        // Variation of the heights, robustly: 1.4826 x their median absolute deviation over
+        // their median (the coefficient of variation for normally spread heights). One large
+        // arm movement among the steps does not decide it; heights of all sizes still do.
+        heights.removeAll()
+        for m in 0 ..< members { heights.append(abs(amplitudes[slot(scratchChain[m])] - medianHeight)) }
+        let amplitudeVariation = medianHeight > 0 ? 1.4826 * heights.median() / medianHeight : .infinity
 
         // Periodicity of the signal over the chain, at the step and the stride.
         let start = indices[slot(scratchChain[0])] - 2
@@ -336,6 +461,21 @@ struct WalkingBoutTracker: Sendable {
             if fast >= settings.maximumFasterPeriodicity { return 0 }
         }
 
+        // The wrist shows heel strikes over the chain, but most members are not among them:
+        // the chain follows the wrist's own movement between slow steps.
+        let strikesOverChain = impulses.count(fromPeakTime: times[slot(scratchChain[0])] - 0.3, toPeakTime: times[slot(newest)] + 0.3)
+        var membersOnStrikes = 0
+        for m in 0 ..< members where isHeelStrike(times[slot(scratchChain[m])], impulses) { membersOnStrikes += 1 }
+        if 2 * strikesOverChain >= members - 1, 2 * membersOnStrikes < members { return 0 }
+        // Every other member a heel strike and the rest not: the chain took the wrist's own
+        // movement (or the filters' ringing) between slow steps for steps.
+        if members >= 4 {
+            var strikes = [0, 0]
+            for m in 0 ..< members where isHeelStrike(times[slot(scratchChain[m])], impulses) { strikes[m % 2] += 1 }
+            let even = Double(strikes[0]) / Double((members + 1) / 2), odd = Double(strikes[1]) / Double(members / 2)
+            if max(even, odd) >= 0.75, min(even, odd) <= 0.25 { return 0 }
+        }
+
         let accepted: Bool
         if recent {
             let ratio = period / boutEndPeriod
@@ -349,9 +489,10 @@ struct WalkingBoutTracker: Sendable {
         guard accepted else { return 0 }
 
         // Peaks near the middle of most intervals: the chain followed strides.
-        var steps = members
+        var steps = 0
+        for m in 0 ..< members where times[slot(scratchChain[m])] > notBefore { steps += 1 }
         var stepPeriod = period
-        var middlesFound = 0
+        var middlesFound = 0, middlesAfter = 0, intervalsAfter = 0
         for m in 0 ..< members - 1 {
             let from = scratchChain[m], to = scratchChain[m + 1]
             let t0 = times[slot(from)], span = times[slot(to)] - t0
@@ -360,20 +501,30 @@ struct WalkingBoutTracker: Sendable {
             var q = from + 1
             while q < to, !found {
                 let offset = (times[slot(q)] - t0) / span
-                if settings.middleRange.contains(offset), amplitudes[slot(q)] >= settings.middleAmplitudeFraction * reference { found = true }
+                if settings.middleRange.contains(offset), amplitudes[slot(q)] >= settings.middleAmplitudeFraction * reference,
+                   isHeelStrike(times[slot(q)], impulses) { found = true }
                 q += 1
             }
-            if found { middlesFound += 1 }
+            let isAfter = t0 + 0.5 * span > notBefore
+            if isAfter { intervalsAfter += 1 }
+            if found {
+                middlesFound += 1
+                if isAfter { middlesAfter += 1 }
+            }
         }
         var halved = false
         if period / 2 >= settings.minimumStepIntervalSeconds {
             if Double(middlesFound) >= 0.75 * Double(members - 1) {
                 halved = true
-                steps += middlesFound
-            } else if highBand.correlation(start: start, end: end, lagSamples: Int((Double(lag) / 2).rounded())) >= settings.minimumHalfPeriodicity {
-                // The high band repeats at half the chain's period: the chain went stride by stride.
+                steps += middlesAfter
+            } else if highBand.correlation(start: start, end: end, lagSamples: Int((Double(lag) / 2).rounded())) >= settings.minimumHalfPeriodicity,
+                      midpointsHoldSteps(members - 1, window: 0.3, impulses, midpoint: { m in
+                          0.5 * (self.times[self.slot(self.scratchChain[m])] + self.times[self.slot(self.scratchChain[m + 1])])
+                      }) {
+                // The high band repeats at half the chain's period, and the intervals' middles
+                // hold impulses: the chain went stride by stride.
                 halved = true
-                steps += members - 1
+                steps += intervalsAfter
             }
             if halved { stepPeriod = period / 2 }
         }
@@ -383,7 +534,9 @@ struct WalkingBoutTracker: Sendable {
             cadenceIntervals.append(halved ? interval / 2 : interval)
         }
 
-        steps += extendBackwards(from: scratchChain[0], lowest: lowest, period: stepPeriod)
+        if times[slot(scratchChain[0])] - stepPeriod > notBefore {
+            steps += extendBackwards(from: scratchChain[0], lowest: lowest, period: stepPeriod, notBefore: notBefore)
+        }
 
         isWalking = true
         stepPeriodSeconds = stepPeriod
@@ -391,7 +544,12 @@ struct WalkingBoutTracker: Sendable {
         intervals.append(stepPeriod)
         middles.removeAll()
         recentStepIndices.removeAll()
-        sawMiddle = false
+        recentMidpoints.removeAll()
+        middleTime = nil
+        held = nil
+        windowCount = 0
+        recentStepCount = 0
+        for m in max(0, members - 8) ..< members { logStep(times[slot(scratchChain[m])]) }
         let newestSlot = slot(newest)
         lastStepTime = times[newestSlot]
         lastStepAmplitude = amplitudes[newestSlot]

@@ -1,0 +1,297 @@
+/// Confirms and follows walking from heel-strike impulses (`ImpulseDetector`): the channel
+/// for slow, mindful walking, where the arm hardly swings and each step is one sharp impulse
+/// on a quiet signal (docs/steps.md, "The impulse channel").
+///
+/// **Confirming.** For each new impulse, and each earlier impulse 0.375-2.2 s before it as a
+/// guess of the step period T, the rhythm is followed backwards: the impulse nearest one
+/// period earlier (within `intervalTolerance` T), or two periods earlier when a step left no
+/// impulse (a miss), while the period follows the median of the last 4 intervals. The chain
+/// that results is walking when
+/// - it is long: at least `stepsToConfirm` impulses over at least `minimumSpanSeconds`;
+/// - it misses few steps: at most `maximumMissFraction` of its length;
+/// - it is the rhythm of the signal, not a few coincidences in a busy one: impulses outside
+///   the chain at least `otherAmplitudeFraction` of the chain's median size number at most
+///   `maximumOthersPerStep` per step, and the chain holds at least `minimumExplainedFraction`
+///   of the impulse energy over its span (sizes capped at twice the median, so one large
+///   gesture does not decide);
+/// - its impulses are alike (coefficient of variation at most `maximumAmplitudeVariation`)
+///   and step-sized (median at least `minimumMedianAmplitudeG`).
+///
+/// Desk work, typing, dressing and washing up give impulses as large, but many more of them
+/// and at irregular times, so no chain holds their energy; a metronome-like train of impulses
+/// on a quiet signal is what slow walking looks like at the wrist.
+///
+/// **Following** is the swing channel's (`WalkingBoutTracker`): the next impulse 0.65-1.4 T
+/// after the last step is a step, one near 2 T or 3 T also counts the steps missed between,
+/// and no fitting impulse for 3.5 T ends the bout.
+///
+/// Constant memory: a ring of `capacity` impulses and fixed scratch arrays.
+struct ImpulseBoutTracker: Sendable {
+    struct Settings: Sendable, Equatable {
+        /// Impulses held for the search (and the longest chain).
+        var capacity = 24
+        /// Oldest impulse searched, seconds before the newest.
+        var horizonSeconds = 16.0
+        /// Steps a chain needs to confirm a bout.
+        var stepsToConfirm = 8
+        /// Shortest span of such a chain, seconds.
+        var minimumSpanSeconds = 6.0
+        /// How far an impulse may be from where the period puts it, as a fraction of the period.
+        var intervalTolerance = 0.2
+        /// Shortest and longest step period, seconds (160 to about 27 steps/min).
+        var minimumStepIntervalSeconds = 0.375
+        var maximumStepIntervalSeconds = 2.2
+        /// Largest share of a chain's steps that left no impulse.
+        var maximumMissFraction = 0.15
+        /// Largest number of comparable impulses outside the chain, per step.
+        var maximumOthersPerStep = 0.6
+        /// Size, as a fraction of the chain's median, from which an outside impulse counts.
+        var otherAmplitudeFraction = 0.4
+        /// Smallest share of the impulse energy over the chain's span held by the chain.
+        var minimumExplainedFraction = 0.7
+        /// Largest coefficient of variation of the chain's impulse sizes.
+        var maximumAmplitudeVariation = 0.5
+        /// Smallest median impulse of a chain, g.
+        var minimumMedianAmplitudeG = 0.1
+        /// Earliest and latest next step while following, as fractions of the period.
+        var earliestStepFraction = 0.65
+        var latestStepFraction = 1.4
+        /// Steps that may be missed in a row and still be counted when the rhythm goes on.
+        var maximumMissedSteps = 2
+    }
+
+    let settings: Settings
+
+    // Impulse ring: slot = sequence % capacity.
+    private var times: [Double]
+    private var amplitudes: [Double]
+    private var nextSequence = 0
+    private var oldestUsableSequence = 0
+    // Scratch for building and checking chains (newest first).
+    private var chain: [Int]
+    private var bestChain: [Int]
+    private var chainIntervals: [Double]
+    private var scratch: RecentValues
+
+    private(set) var isWalking = false
+    /// Current step period while walking, in seconds.
+    private(set) var stepPeriodSeconds = 0.0
+    /// Time of the last counted step, in seconds (meaningful while walking).
+    private(set) var lastStepTimeSeconds = 0.0
+    private var intervals = RecentValues(capacity: 6)
+    private var cadenceIntervals = RecentValues(capacity: 8)
+
+    init(settings: Settings) {
+        self.settings = settings
+        let n = settings.capacity
+        times = [Double](repeating: 0, count: n)
+        amplitudes = times
+        chain = [Int](repeating: 0, count: n)
+        bestChain = chain
+        chainIntervals = times
+        scratch = RecentValues(capacity: n)
+    }
+
+    /// Elements held (fixed at init).
+    var bufferElementCount: Int {
+        times.count + amplitudes.count + chain.count + bestChain.count + chainIntervals.count
+            + scratch.capacity + intervals.capacity + cadenceIntervals.capacity
+    }
+
+    /// Steps per minute over the last 8 step intervals (those within 20 % of their median);
+    /// 0 when not walking.
+    mutating func cadenceStepsPerMinute() -> Double {
+        guard isWalking, cadenceIntervals.count > 0 else { return 0 }
+        let median = cadenceIntervals.median()
+        let mean = cadenceIntervals.mean(within: 0.2 * median, of: median)
+        return mean > 0 ? 60 / mean : 0
+    }
+
+    /// Ends a bout whose rhythm has lapsed by `timeSeconds`; call once per fixed-rate sample.
+    mutating func advance(to timeSeconds: Double) {
+        if isWalking, timeSeconds - lastStepTimeSeconds > (Double(settings.maximumMissedSteps) + 1.5) * stepPeriodSeconds {
+            endBout()
+        }
+    }
+
+    /// Ends the bout under way and forgets the impulses seen so far.
+    mutating func endBout() {
+        isWalking = false
+        oldestUsableSequence = nextSequence
+    }
+
+    /// Ends any bout and forgets the impulses (after a gap in the input).
+    mutating func restart() { endBout() }
+
+    /// Feeds one impulse; returns the steps it completes. A confirmed chain releases its steps
+    /// later than `notBefore` (earlier ones were counted by the other channel); with
+    /// `mayConfirm` false the impulse is only remembered.
+    mutating func process(_ impulse: StepCandidate, notBefore: Double, mayConfirm: Bool) -> Int {
+        advance(to: impulse.timeSeconds)
+        if isWalking { return follow(impulse) }
+        let sequence = nextSequence
+        nextSequence += 1
+        let s = sequence % settings.capacity
+        times[s] = impulse.timeSeconds
+        amplitudes[s] = impulse.amplitudeG
+        while oldestUsableSequence < sequence, sequence - oldestUsableSequence >= settings.capacity
+                || impulse.timeSeconds - times[oldestUsableSequence % settings.capacity] > settings.horizonSeconds {
+            oldestUsableSequence += 1
+        }
+        guard mayConfirm else { return 0 }
+        return search(newest: sequence, notBefore: notBefore)
+    }
+
+    // MARK: Following
+
+    private mutating func follow(_ impulse: StepCandidate) -> Int {
+        let t = stepPeriodSeconds
+        let dt = impulse.timeSeconds - lastStepTimeSeconds
+        guard dt >= settings.earliestStepFraction * t else { return 0 }
+        let n = Int((dt / t).rounded())
+        guard n >= 1, n <= settings.maximumMissedSteps + 1,
+              abs(dt - Double(n) * t) <= (settings.latestStepFraction - 1) * t else { return 0 }
+        lastStepTimeSeconds = impulse.timeSeconds
+        intervals.append(dt / Double(n))
+        cadenceIntervals.append(dt / Double(n))
+        stepPeriodSeconds = intervals.median()
+        return n
+    }
+
+    // MARK: Searching
+
+    private func time(_ sequence: Int) -> Double { times[sequence % settings.capacity] }
+    private func amplitude(_ sequence: Int) -> Double { amplitudes[sequence % settings.capacity] }
+
+    /// Follows the rhythm set by `newest` and `previous` backwards into `chain` (newest
+    /// first); returns its length, misses and median interval.
+    private mutating func buildChain(newest: Int, previous: Int) -> (length: Int, misses: Int, period: Double) {
+        var period = time(newest) - time(previous)
+        chain[0] = newest
+        chain[1] = previous
+        var length = 2, misses = 0, intervalCount = 1
+        chainIntervals[0] = period
+        var last = previous
+        while length < chain.count {
+            // The impulse one period before the last member, or two when a step left none;
+            // one period is preferred, then the larger and better placed impulse.
+            var best = -1, bestMultiple = 0, bestScore = 0.0
+            var k = last - 1
+            while k >= oldestUsableSequence {
+                let d = time(last) - time(k)
+                if d > 2.5 * period { break }
+                for multiple in 1 ... 2 {
+                    let offset = abs(d - Double(multiple) * period)
+                    guard offset <= settings.intervalTolerance * period * Double(multiple).squareRoot() else { continue }
+                    let score = amplitude(k) / (1 + offset / period)
+                    if best < 0 || multiple < bestMultiple || (multiple == bestMultiple && score > bestScore) {
+                        best = k
+                        bestMultiple = multiple
+                        bestScore = score
+                    }
+                }
+                k -= 1
+            }
+            guard best >= 0 else { break }
+            chain[length] = best
+            length += 1
+            misses += bestMultiple - 1
+            chainIntervals[intervalCount] = (time(last) - time(best)) / Double(bestMultiple)
+            intervalCount += 1
+            scratch.removeAll()
+            for i in max(0, intervalCount - 4) ..< intervalCount { scratch.append(chainIntervals[i]) }
+            period = scratch.median()
+            last = best
+        }
+        scratch.removeAll()
+        for i in 0 ..< intervalCount { scratch.append(chainIntervals[i]) }
+        return (length, misses, scratch.median())
+    }
+
+    /// Whether the chain in `chain[0 ..< length]` is walking (see the type's comment).
+    private mutating func isWalkingRhythm(length: Int, misses: Int, period: Double) -> Bool {
+        guard Double(misses) <= settings.maximumMissFraction * Double(length) else { return false }
+        scratch.removeAll()
+        var sum = 0.0, squares = 0.0
+        for m in 0 ..< length {
+            let a = amplitude(chain[m])
+            scratch.append(a)
+            sum += a
+            squares += a * a
+        }
+        let median = scratch.median()
+        guard median >= settings.minimumMedianAmplitudeG else { return false }
+        let mean = sum / Double(length)
+        let variation = max(squares / Double(length) - mean * mean, 0).squareRoot() / mean
+        guard variation <= settings.maximumAmplitudeVariation else { return false }
+        let cap = 2 * median
+        var chainEnergy = 0.0
+        for m in 0 ..< length {
+            let a = min(amplitude(chain[m]), cap)
+            chainEnergy += a * a
+        }
+        let from = time(chain[length - 1]) - 0.1 * period, to = time(chain[0]) + 0.1 * period
+        var spanEnergy = 0.0, comparable = 0
+        var q = oldestUsableSequence
+        while q < nextSequence {
+            let t = time(q)
+            if t >= from, t <= to {
+                let a = min(amplitude(q), cap)
+                spanEnergy += a * a
+                if amplitude(q) >= settings.otherAmplitudeFraction * median { comparable += 1 }
+            }
+            q += 1
+        }
+        let explained = spanEnergy > 0 ? chainEnergy / spanEnergy : 0
+        let othersPerStep = Double(comparable - length) / Double(length)
+        return othersPerStep <= settings.maximumOthersPerStep && explained >= settings.minimumExplainedFraction
+    }
+
+    private mutating func search(newest: Int, notBefore: Double) -> Int {
+        var bestLength = 0, bestPeriod = 0.0, bestScore = Int.min
+        var previous = newest - 1
+        while previous >= oldestUsableSequence {
+            let interval = time(newest) - time(previous)
+            if interval > settings.maximumStepIntervalSeconds { break }
+            defer { previous -= 1 }
+            guard interval >= settings.minimumStepIntervalSeconds else { continue }
+            let built = buildChain(newest: newest, previous: previous)
+            guard built.length >= settings.stepsToConfirm,
+                  time(newest) - time(chain[built.length - 1]) >= settings.minimumSpanSeconds else { continue }
+            let score = built.length - 2 * built.misses
+            guard score > bestScore, isWalkingRhythm(length: built.length, misses: built.misses, period: built.period) else { continue }
+            bestScore = score
+            bestLength = built.length
+            bestPeriod = built.period
+            for m in 0 ..< built.length { bestChain[m] = chain[m] }
+        }
+        // The period follows the impulses and may drift past the slowest step while the chain
+        // is built; such a slow rhythm is not walking.
+        guard bestLength > 0, bestPeriod <= settings.maximumStepIntervalSeconds else { return 0 }
+        // Release the chain's steps, and those it missed, later than `notBefore`.
+        var steps = 0
+        for m in stride(from: bestLength - 1, through: 0, by: -1) {
+            let t = time(bestChain[m])
+            if m < bestLength - 1 {
+                let before = time(bestChain[m + 1])
+                let k = Int(((t - before) / bestPeriod).rounded())
+                if k > 1 {
+                    for j in 1 ..< k where before + Double(j) * (t - before) / Double(k) > notBefore { steps += 1 }
+                }
+            }
+            if t > notBefore { steps += 1 }
+        }
+        isWalking = true
+        stepPeriodSeconds = bestPeriod
+        lastStepTimeSeconds = time(newest)
+        intervals.removeAll()
+        intervals.append(bestPeriod)
+        cadenceIntervals.removeAll()
+        for m in 0 ..< bestLength - 1 {
+            let span = time(bestChain[m]) - time(bestChain[m + 1])
+            let k = max(1, Int((span / bestPeriod).rounded()))
+            cadenceIntervals.append(span / Double(k))
+        }
+        return steps
+    }
+}

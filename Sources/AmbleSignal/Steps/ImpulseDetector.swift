@@ -1,0 +1,134 @@
+/// Finds heel-strike impulses in the fixed-rate magnitude: sharp, short rises of |a| above
+/// its surroundings.
+///
+/// The impulse signal is the magnitude minus the mean of its values `halfWidth` samples
+/// before and after, `s[n] = x[n] - (x[n - h] + x[n + h]) / 2`: it is zero on any straight
+/// stretch (gravity, posture, a slow swing) and large on a peak narrower than `h` samples. Its
+/// local maxima above `floorG` are impulses; of impulses closer than `refractorySeconds` only
+/// the largest is kept (one foot strike rings for a few samples). The result comes
+/// `halfWidth` samples plus the refractory period late; constant memory (`2 h + 1` values).
+///
+/// Slow, mindful walking moves the arm little: each step shows as one such impulse, 0.15-0.5 g
+/// on a quiet signal, and the band-passed signal the swing channel uses hardly rises above its
+/// noise (docs/steps.md).
+struct ImpulseDetector: Sendable {
+    /// Half-width of the second difference, samples (3 at 25 Hz: 0.12 s).
+    let halfWidth: Int
+    /// Smallest impulse, in g.
+    let floorG: Double
+    /// Impulses closer than this, in seconds, are one impulse (the largest).
+    let refractorySeconds: Double
+    /// Time between samples, in seconds.
+    let samplePeriodSeconds: Double
+
+    private var window: [Double]
+    private var written = 0
+    private var previous = -Double.infinity
+    private var beforePrevious = -Double.infinity
+    private var previousTime = 0.0
+    private var previousIndex = 0
+    private var pending: StepCandidate?
+
+    init(halfWidth: Int, floorG: Double, refractorySeconds: Double, samplePeriodSeconds: Double) {
+        self.halfWidth = halfWidth
+        self.floorG = floorG
+        self.refractorySeconds = refractorySeconds
+        self.samplePeriodSeconds = samplePeriodSeconds
+        window = [Double](repeating: 0, count: 2 * halfWidth + 1)
+    }
+
+    /// Elements held (fixed at init).
+    var bufferElementCount: Int { window.count }
+
+    /// Starts over (after a restart of the stream).
+    mutating func reset() {
+        written = 0
+        previous = -.infinity
+        beforePrevious = -.infinity
+        pending = nil
+    }
+
+    /// Feeds one fixed-rate magnitude value ending at `timeSeconds`, the stream's
+    /// `sampleIndex`-th; returns an impulse once it is confirmed.
+    mutating func process(_ value: Double, timeSeconds: Double, sampleIndex: Int) -> StepCandidate? {
+        let n = window.count
+        window[written % n] = value
+        written += 1
+        guard written >= n else { return nil }
+        let middle = window[(written - 1 - halfWidth) % n]
+        let oldest = window[(written - n) % n]
+        let impulse = middle - 0.5 * (oldest + value)
+        let time = timeSeconds - Double(halfWidth) * samplePeriodSeconds
+        let index = sampleIndex - halfWidth
+        var out: StepCandidate?
+        if previous > floorG, previous >= beforePrevious, previous > impulse {
+            let candidate = StepCandidate(timeSeconds: previousTime, amplitudeG: previous, sampleIndex: previousIndex)
+            if let held = pending, candidate.timeSeconds - held.timeSeconds < refractorySeconds {
+                if candidate.amplitudeG > held.amplitudeG { pending = candidate }
+            } else {
+                out = pending
+                pending = candidate
+            }
+        } else if let held = pending, time - held.timeSeconds >= refractorySeconds {
+            out = held
+            pending = nil
+        }
+        beforePrevious = previous
+        previous = impulse
+        previousTime = time
+        previousIndex = index
+        return out
+    }
+}
+
+/// The times of the last impulses (`ImpulseDetector`), for asking whether a peak of the
+/// band-passed signal was a heel strike. Constant memory: a ring of `capacity` times.
+struct ImpulseLog: Sendable {
+    /// How much later the band-passed peak of a heel strike comes than its impulse, seconds
+    /// (the band-pass filters' delay at the step rate).
+    static let peakDelaySeconds = 0.05
+
+    private var times: [Double]
+    private var written = 0
+
+    init(capacity: Int) {
+        times = [Double](repeating: 0, count: max(capacity, 1))
+    }
+
+    var capacity: Int { times.count }
+
+    mutating func removeAll() { written = 0 }
+
+    mutating func append(_ timeSeconds: Double) {
+        times[written % times.count] = timeSeconds
+        written += 1
+    }
+
+    /// The number of impulses where band-passed peaks between `fromPeakTime` and
+    /// `toPeakTime` put their heel strikes (among those still held).
+    func count(fromPeakTime: Double, toPeakTime: Double) -> Int {
+        let from = fromPeakTime - ImpulseLog.peakDelaySeconds, to = toPeakTime - ImpulseLog.peakDelaySeconds
+        var n = 0
+        var k = written - 1
+        while k >= 0, k >= written - times.count {
+            let t = times[k % times.count]
+            if t >= from, t <= to { n += 1 }
+            k -= 1
+        }
+        return n
+    }
+
+    /// Whether an impulse lies within `window` seconds of where a band-passed peak at
+    /// `peakTimeSeconds` puts its heel strike.
+    func hasImpulse(nearPeakAt peakTimeSeconds: Double, within window: Double) -> Bool {
+        let target = peakTimeSeconds - ImpulseLog.peakDelaySeconds
+        var k = written - 1
+        while k >= 0, k >= written - times.count {
+            let t = times[k % times.count]
+            if abs(t - target) <= window { return true }
+            if t < target - window { return false }
+            k -= 1
+        }
+        return false
+    }
+}
