@@ -66,7 +66,7 @@ let package = Package(
         ]),
         /// The laptop's store: sessions pulled from any number of bands.
         .target(name: "AmbleCompanionStore", dependencies: [
-            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleModel", "AmbleStoreSupport", "AmbleSync", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// Framing and messages of the band <-> companion link, over any `ByteStream`.
         .target(name: "AmbleSync", dependencies: ["AmbleModel", "AmbleHardware"]),
@@ -87,7 +87,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "ambled", dependencies: [
-            "AmbleBand", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "AmbleBand", "AmbleBoard", "AmbleLinux",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "amble", dependencies: ["AmbleCLI"]),
         /// Hardware-in-the-loop checks of the Linux layer, run by scripts/hil inside a VM

@@ -51,12 +51,14 @@ public final class Band {
 
     // Timing (band seconds).
     let startSeconds: Double
-    let sensorPeriodSeconds = 0.1
+    /// How often the FIFOs are read: at most 0.1 s, and at most half the time the fastest
+    /// FIFO takes to fill (32 entries), so no sample is lost between reads.
+    let sensorPeriodSeconds: Double
     var nextSensorRead: Double
     var nextSecond: Double
     var lastAccelerationTime = -Double.infinity
     var lastPPGTime = -Double.infinity
-    var latestAcceleration: AccelerationSample?
+    var recentAcceleration = AccelerationHistory()
 
     // The second being measured.
     var stepsThisSecond = 0
@@ -91,6 +93,8 @@ public final class Band {
         self.keyboard = keyboard
         self.exitAfterScript = exitAfterScript
         startSeconds = clock.nowSeconds
+        let fastestRateHz = max(accelerometer.expectedRateHz, heartRateSensor?.expectedRateHz ?? 0)
+        sensorPeriodSeconds = min(0.1, 0.5 * 32 / fastestRateHz)
         nextSensorRead = startSeconds
         nextSecond = startSeconds + 1
         self.script = (script?.steps ?? []).map { step in
@@ -122,13 +126,19 @@ public final class Band {
 
     /// Band time runs this many times faster than real time on a paced (simulated) clock.
     public var speed: Double = 1
+    /// The wearer's height (m) and weight (kg), for the energy of a session.
+    var wearer: (heightMeters: Double, weightKilograms: Double) = (1.70, 70)
+    /// Active energy of the session under way, kcal.
+    var sessionKilocalories = 0.0
+    /// Held while the band runs: no second band records into the same store.
+    var dataDirectoryLock: DirectoryLock?
 
     /// The simulated board's loop: band time advances in fixed ticks and waits for real time
     /// to catch up at `speed`. A process that is descheduled pauses band time instead of
     /// skipping it, so no emulated FIFO overflows because the host was busy.
     private func runPaced(_ manual: ManualClock, tickSeconds: Double = 0.01) {
         let real = SystemClock()
-        let realStart = real.nowSeconds
+        var realStart = real.nowSeconds
         let bandStart = manual.nowSeconds
         while !stopRequested {
             tick()
@@ -138,7 +148,9 @@ public final class Band {
             if wait > 0 {
                 _ = waitForReadable(pollDescriptors, timeoutSeconds: wait)
             } else if wait < -1 {
-                // Far behind (a slow host at a high speed): the schedule moves, time does not jump.
+                // Far behind (the process was stopped, or the host is slow at a high speed):
+                // the schedule moves, so band time does not race to catch up.
+                realStart -= wait
                 _ = waitForReadable(pollDescriptors, timeoutSeconds: 0)
             }
         }
@@ -191,7 +203,7 @@ public final class Band {
             nextSecond += 1
         }
         driveMotor(now: now)
-        sync?.service()
+        sync?.service(now: now)
         if let signal = signals?.takeSignal() {
             logger.info("signal \(signal) received: closing the session and stopping")
             stopRequested = true
@@ -219,7 +231,7 @@ public final class Band {
             let t = max(now - Double(count - 1 - i) * period, lastAccelerationTime + period * 0.5)
             lastAccelerationTime = t
             let sample = AccelerationSample(timeSeconds: t, xG: v.xG, yG: v.yG, zG: v.zG)
-            latestAcceleration = sample
+            recentAcceleration.append(sample)
             stepsThisSecond += stepCounter.process(sample)
         }
     }
@@ -227,11 +239,11 @@ public final class Band {
     func ingest(_ batch: OpticalBatch, now: Double, rateHz: Double) {
         let period = 1 / rateHz
         let count = batch.samples.count
-        skinDetected = batch.skinDetected
+        if let skin = batch.skinDetected { skinDetected = skin }
         for (i, s) in batch.samples.enumerated() {
             let t = max(now - Double(count - 1 - i) * period, lastPPGTime + period * 0.5)
             lastPPGTime = t
-            heartRate.process(PPGSample(timeSeconds: t, channels: [Double(s.infrared), Double(s.red)], acceleration: latestAcceleration))
+            heartRate.process(PPGSample(timeSeconds: t, channels: [Double(s.infrared), Double(s.red)], acceleration: recentAcceleration.value(at: t)))
         }
     }
 
@@ -283,7 +295,10 @@ public final class Band {
     // MARK: Seconds and the practice
 
     func secondElapsed(at bandSeconds: Double) {
-        let estimate = heartRateSensor != nil && skinDetected ? heartRate.estimate() : nil
+        // A value only from a working sensor with fresh samples on skin: an unplugged sensor
+        // must not leave its last value standing.
+        let ppgFresh = heartRateSensor?.isHealthy == true && bandSeconds - lastPPGTime < 1.5
+        let estimate = ppgFresh && skinDetected ? heartRate.estimate() : nil
         let accelerometerGap = accelerometer.takeGap()
         let heartRateGap = heartRateSensor?.takeGap() ?? false
         let report = SecondReport(
@@ -293,6 +308,10 @@ public final class Band {
             heartRateBPM: estimate?.bpm, heartRateConfidence: estimate?.confidence,
             accelerometerGap: accelerometerGap, heartRateGap: heartRateGap)
         stepsThisSecond = 0
+        if sessionID != nil {
+            let gait = GaitModel(heightMeters: wearer.heightMeters, weightKilograms: wearer.weightKilograms, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
+            sessionKilocalories += gait.activeEnergyKilocalories(cadenceStepsPerMinute: report.cadenceStepsPerMinute, durationSeconds: 1)
+        }
         perform(practice.handle(.secondElapsed(report)), now: bandSeconds)
     }
 
@@ -311,6 +330,7 @@ public final class Band {
                 screen = next
             case .beginSession(let kind, let start, let parameters):
                 heartRate.restartVariability()
+                sessionKilocalories = 0
                 do {
                     sessionID = try store.beginSession(kind: kind, startUnixSeconds: start, parameters: parameters)
                     logger.info("\(kind.rawValue) session \(sessionID!) started")
@@ -326,6 +346,7 @@ public final class Band {
             case .endSession(var summary):
                 guard let id = sessionID else { continue }
                 summary.rmssdMilliseconds = heartRate.restingVariability?.rmssdMilliseconds
+                summary.activeKilocalories = sessionKilocalories
                 do {
                     try store.endSession(sessionID: id, summary: summary)
                     logger.notice("\(summary.kind.rawValue) session \(id) stored: \(summary.steps) steps, \(summary.alerts) alerts, \(summary.timeOverLimitSeconds) s over the limit")
@@ -336,6 +357,8 @@ public final class Band {
             case .saveCalibration(let calibration):
                 do { try store.saveCalibration(calibration) } catch { logger.error("cannot store the calibration: \(error)") }
                 logger.notice("calibrated: normal pace \(Int(calibration.cadenceStepsPerMinute.rounded())) steps/min")
+            case .restartSeconds:
+                nextSecond = clock.nowSeconds + 1
             case .saveReduction(let percent):
                 do { try store.saveReductionPercent(percent) } catch { logger.error("cannot store the reduction: \(error)") }
             }

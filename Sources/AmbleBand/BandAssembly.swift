@@ -4,6 +4,7 @@ import AmbleDrivers
 import AmbleEmulators
 import AmbleHardware
 import AmbleLinux
+import AmbleSignal
 import AmbleSimulation
 import AmbleStateMachines
 import Logging
@@ -70,6 +71,15 @@ public enum BandAssembly {
         } catch {
             throw BandStartError("cannot create the data directory \(options.dataDirectory): \(error)")
         }
+        let lock: DirectoryLock
+        do {
+            guard let held = try DirectoryLock(directory: options.dataDirectory) else {
+                throw BandStartError("another ambled is using \(options.dataDirectory); stop it first or give another --data-dir")
+            }
+            lock = held
+        } catch let error as Errno {
+            throw BandStartError("cannot lock \(options.dataDirectory): \(error)")
+        }
         let storePath = options.dataDirectory + "/band.sqlite"
         let store: BandStore
         do {
@@ -105,8 +115,8 @@ public enum BandAssembly {
         var settings = PracticeSettings()
         settings.calibrationSeconds = board.practice.calibrationSeconds
         settings.calibrationDistanceMeters = board.practice.calibrationDistanceMeters
-        // Step length from height: about 0.414 x height for walking (see docs/steps.md).
-        settings.defaultStepLengthMeters = 0.414 * board.wearer.heightCentimeters / 100
+        let heightMeters = board.wearer.heightCentimeters / 100
+        settings.defaultStepLengthMeters = GaitModel.defaultStepLengthMeters(heightMeters: heightMeters)
         let practice = PracticeMachine(settings: settings, calibration: try store.loadCalibration(), reductionPercent: try store.loadReductionPercent() ?? 20)
 
         let buttons = zip(board.buttons, hardware.buttons).map { spec, line in
@@ -121,7 +131,7 @@ public enum BandAssembly {
             do { return try LinuxSerialPort(path: path, baudRate: options.serialBaudRate) } catch { throw BandStartError("serial \(error)") }
         }
         let provider = StoreSessionProvider(store: store, identity: identity)
-        let sync = listener == nil && serial == nil ? nil : SyncService(provider: provider, listener: listener, serial: serial, logger: logger)
+        let sync = listener == nil && serial == nil ? nil : SyncService(provider: provider, listener: listener, serialPath: options.serialPath, serialBaudRate: options.serialBaudRate, serial: serial, logger: logger)
         if let listener { logger.info("serving sessions on \(listener.boundAddress) (band \(identity.name), id \(identity.id))") }
         if let serial { logger.info("serving sessions on serial \(serial.peerName) at \(options.serialBaudRate) baud") }
 
@@ -134,6 +144,8 @@ public enum BandAssembly {
                     simulation: hardware.simulation, sync: sync, signals: options.watchSignals ? SignalWatcher() : nil, keyboard: keyboard,
                     script: script, exitAfterScript: options.exitAfterScript)
         band.speed = options.speed
+        band.dataDirectoryLock = lock
+        band.wearer = (heightMeters, board.wearer.weightKilograms)
         return band
     }
 
@@ -200,15 +212,17 @@ public enum BandAssembly {
         }
 
         var heartRate: MAX30102?
+        var heartRatePlace: (bus: EmulatedI2CBus, address: I2CAddress)?
         if let hr = board.heartRate {
             let hrBus = bus(hr.bus)
+            heartRatePlace = (hrBus, hr.address)
             hrBus.attach(MAX30102Emulator(clock: clock, source: ppgSource), at: hr.address)
             heartRate = try MAX30102(bus: hrBus, address: hr.address, sampleRateHz: hr.rateHz, averaging: hr.averaging, ledCurrentMilliAmps: hr.ledCurrentMilliAmps)
         }
 
         let motor = SimulatedGPIOOutput(lineName: "MOTOR", clock: clock)
-        let board_ = SimulatedBoard(clock: clock, bus: accelerometerBus, synthetic: synthetic, motorLine: motor, displayPanel: panel,
-                                    buttonRoles: board.buttons.map(\.role), accelerometerAddress: spec.address, heartRateAddress: board.heartRate?.address)
+        let board_ = SimulatedBoard(clock: clock, synthetic: synthetic, motorLine: motor, displayPanel: panel, buttonRoles: board.buttons.map(\.role),
+                                    accelerometer: (accelerometerBus, spec.address), heartRate: heartRatePlace)
         let buttons: [any GPIOInput] = board.buttons.map { board_.buttonLines[$0.role]! }
         return Hardware(clock: clock, accelerometer: accelerometer, heartRate: heartRate, display: display, motor: motor, buttons: buttons, simulation: board_)
     }
@@ -271,11 +285,15 @@ public enum BandAssembly {
     }
 }
 
-/// `/dev/i2c-N`, opened on first use and again after a failure, so that a bus that is
-/// missing at start (I2C not enabled yet, adapter unplugged) is an error the band survives.
+/// `/dev/i2c-N`, opened on first use and reopened after failures, so that a bus that is
+/// missing at start (I2C not enabled yet) or whose adapter went away (a USB I2C adapter
+/// unplugged) is an error the band survives.
 final class LazyLinuxI2CBus: I2CBus {
     let busName: String
     private var bus: LinuxI2CBus?
+    private var failuresInARow = 0
+    /// After this many failed transfers in a row the device is closed and opened again.
+    let reopenAfterFailures = 5
 
     init(path: String) { busName = path }
 
@@ -287,14 +305,25 @@ final class LazyLinuxI2CBus: I2CBus {
     }
 
     func write(address: I2CAddress, bytes: [UInt8]) throws(I2CError) {
-        do { try open().write(address: address, bytes: bytes) } catch { reset(on: error); throw error }
+        do {
+            try open().write(address: address, bytes: bytes)
+            failuresInARow = 0
+        } catch { reset(on: error); throw error }
     }
 
     func writeThenRead(address: I2CAddress, bytes: [UInt8], readCount: Int) throws(I2CError) -> [UInt8] {
-        do { return try open().writeThenRead(address: address, bytes: bytes, readCount: readCount) } catch { reset(on: error); throw error }
+        do {
+            let read = try open().writeThenRead(address: address, bytes: bytes, readCount: readCount)
+            failuresInARow = 0
+            return read
+        } catch { reset(on: error); throw error }
     }
 
     private func reset(on error: I2CError) {
-        if error.kind == .busMissing || error.kind == .permissionDenied { bus = nil }
+        failuresInARow += 1
+        if error.kind == .busMissing || error.kind == .permissionDenied || failuresInARow >= reopenAfterFailures {
+            bus = nil
+            failuresInARow = 0
+        }
     }
 }

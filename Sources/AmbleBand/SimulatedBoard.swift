@@ -7,23 +7,26 @@ import Logging
 /// wearer feeding the chips, and what a script or the keyboard does to them.
 public final class SimulatedBoard {
     public let clock: any BandClock
+    /// The accelerometer's bus.
     public let bus: EmulatedI2CBus
+    /// Where each sensor sits, for `unplug`/`plug`.
+    let sensorPlaces: [ScenarioScript.Sensor: (bus: EmulatedI2CBus, address: I2CAddress)]
     public let synthetic: SyntheticWearer?
     public let motorLine: SimulatedGPIOOutput
     /// The emulated OLED, when the board has a display.
     public let displayPanel: SSD1306Emulator?
     public private(set) var buttonLines: [String: SimulatedGPIOInput] = [:]
-    let accelerometerAddress: I2CAddress
-    let heartRateAddress: I2CAddress?
 
-    init(clock: any BandClock, bus: EmulatedI2CBus, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?, buttonRoles: [String], accelerometerAddress: I2CAddress, heartRateAddress: I2CAddress?) {
+    init(clock: any BandClock, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?, buttonRoles: [String],
+         accelerometer: (bus: EmulatedI2CBus, address: I2CAddress), heartRate: (bus: EmulatedI2CBus, address: I2CAddress)?) {
         self.displayPanel = displayPanel
         self.clock = clock
-        self.bus = bus
+        bus = accelerometer.bus
+        var places = [ScenarioScript.Sensor.accelerometer: accelerometer]
+        if let heartRate { places[.heartRate] = heartRate }
+        sensorPlaces = places
         self.synthetic = synthetic
         self.motorLine = motorLine
-        self.accelerometerAddress = accelerometerAddress
-        self.heartRateAddress = heartRateAddress
         for role in buttonRoles {
             let line = SimulatedGPIOInput(lineName: "BUTTON_\(role.uppercased())", clock: clock)
             line.bounceEdges = 2  // real switches bounce; the debouncer must cope
@@ -57,36 +60,34 @@ public final class SimulatedBoard {
             synthetic?.isWorn = worn
             return "band \(worn ? "back on" : "off") the wrist"
         case .unplug(let sensor):
-            guard let address = address(of: sensor) else { return "no \(sensor.rawValue) on this board" }
-            bus.unplug(address)
+            guard let place = sensorPlaces[sensor] else { return "no \(sensor.rawValue) on this board" }
+            place.bus.unplug(place.address)
             return "\(sensor.rawValue) unplugged (simulated)"
         case .plug(let sensor):
-            guard let address = address(of: sensor) else { return "no \(sensor.rawValue) on this board" }
-            bus.plug(address)
+            guard let place = sensorPlaces[sensor] else { return "no \(sensor.rawValue) on this board" }
+            place.bus.plug(place.address)
             return "\(sensor.rawValue) plugged back in (simulated)"
         case .end:
             return nil
         }
     }
 
-    private func address(of sensor: ScenarioScript.Sensor) -> I2CAddress? {
-        switch sensor {
-        case .accelerometer: return accelerometerAddress
-        case .heartRate: return heartRateAddress
-        }
-    }
 
     /// Keys of the simulated board: n/s/b press next/select/back (capitals hold them: a long
     /// press); w walks at 110 steps/min, + and - change the pace by 5, 0 stops; o takes the
     /// band off the wrist and puts it back.
     func key(_ key: UInt8, now: Double) -> String? {
         let short = ScenarioScript.shortPressSeconds, long = 1.2
+        if synthetic == nil && Array("w+-0o".utf8).contains(key) {
+            return "the board plays a recording: the wearer's keys do nothing"
+        }
         switch key {
         case UInt8(ascii: "n"): _ = press(role: "next", atSeconds: now, holdSeconds: short)
         case UInt8(ascii: "N"): _ = press(role: "next", atSeconds: now, holdSeconds: long)
         case UInt8(ascii: "s"), UInt8(ascii: " "), 10, 13: _ = press(role: "select", atSeconds: now, holdSeconds: short)
         case UInt8(ascii: "S"): _ = press(role: "select", atSeconds: now, holdSeconds: long)
         case UInt8(ascii: "b"): _ = press(role: "back", atSeconds: now, holdSeconds: short)
+        case UInt8(ascii: "B"): _ = press(role: "back", atSeconds: now, holdSeconds: long)
         case UInt8(ascii: "w"):
             synthetic?.activity = .walking(cadenceStepsPerMinute: 110)
             return "walking at 110 steps/min"

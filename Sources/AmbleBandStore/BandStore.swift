@@ -52,6 +52,9 @@ public final class BandStore: Sendable {
                 t.column("value", .text).notNull()
             }
         }
+        migrator.registerMigration("v2-energy") { db in
+            try SessionTables.addEnergy(in: db)
+        }
         return migrator
     }
 

@@ -78,7 +78,7 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
 
     func validate() throws {
         guard window >= 2, window <= 60 else { throw ValidationError("--window must be between 2 and 60 seconds") }
-        guard step > 0, step <= 60 else { throw ValidationError("--step must be between 0 and 60 seconds") }
+        guard step >= 0.1, step <= 60 else { throw ValidationError("--step must be between 0.1 and 60 seconds") }
         guard minConfidence >= 0, minConfidence <= 1 else { throw ValidationError("--min-confidence must be between 0 and 1") }
     }
 

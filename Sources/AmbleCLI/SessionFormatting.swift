@@ -39,6 +39,7 @@ struct SessionJSON {
             ("step_length_m", number(s.parameters.stepLengthMeters, digits: 3)),
             ("gap_s", String(s.gapSeconds)),
             ("rmssd_ms", s.rmssdMilliseconds.map { number($0, digits: 1) } ?? "null"),
+            ("active_kcal", s.activeKilocalories.map { number($0, digits: 1) } ?? "null"),
             ("band_id", string(session.bandID)),
             ("band_name", string(session.bandName)),
             ("band_session_id", String(session.bandSessionID)),
@@ -99,7 +100,8 @@ enum SessionText {
         var lines: [String] = []
         let title = s.kind == .mindfulWalk ? "Mindful walk" : "Calibration"
         lines.append("\(title) #\(session.id) from \(session.bandName), \(isoDate(s.startUnixSeconds).replacingT) UTC, \(formatDuration(s.durationSeconds))")
-        lines.append("  steps          \(s.steps)   distance \(formatDistance(s.distanceMeters)) (step \(formatOne(s.parameters.stepLengthMeters * 100)) cm)")
+        lines.append("  steps          \(s.steps)   distance \(formatDistance(s.distanceMeters)) (step \(formatOne(s.parameters.stepLengthMeters * 100)) cm)"
+                     + (s.activeKilocalories.map { "   active energy \(Int($0.rounded())) kcal" } ?? ""))
         if let calibrated = s.parameters.calibratedCadenceStepsPerMinute, let limit = s.parameters.limitCadenceStepsPerMinute, let reduction = s.parameters.reductionPercent {
             lines.append("  pace limit     \(Int(limit.rounded())) steps/min (\(reduction)% under your normal \(Int(calibrated.rounded())))")
             lines.append("  alerts         \(s.alerts)   time over the limit \(formatDuration(Double(s.timeOverLimitSeconds)))")

@@ -54,14 +54,14 @@ struct SessionsCommand: ParsableCommand {
             let id: Int64
             if session == "latest" {
                 guard let latest = try store.latestSessionID() else {
-                    throw ValidationError("no sessions yet; pull some with: amble sync --tcp HOST:PORT")
+                    throw CommandError("no sessions yet; pull some with: amble sync --tcp HOST:PORT")
                 }
                 id = latest
             } else {
                 id = Int64(session)!
             }
             guard let (stored, seconds) = try store.session(id: id) else {
-                throw ValidationError("no session \(id); `amble sessions list` shows the ids")
+                throw CommandError("no session \(id); `amble sessions list` shows the ids")
             }
             if json {
                 print(SessionJSON.object(stored, seconds: seconds).text)

@@ -6,19 +6,30 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Opens the companion's store, creating its directory; a failure is a clear error.
-func openCompanionStore(path: String) throws -> CompanionStore {
+/// A failure of a command that ran: printed as `Error: ...` on standard error, exit status 1,
+/// without the usage text that a mistyped option gets.
+struct CommandError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Opens the companion's store. Only `sync` creates one (with its directory): reviewing a
+/// store that is not there is a mistyped `--store`, not an empty store.
+func openCompanionStore(path: String, create: Bool = false) throws -> CompanionStore {
+    if !create && !FileManager.default.fileExists(atPath: path) {
+        throw CommandError("no store at \(path): pull sessions into it first with `amble sync`, or give the right --store")
+    }
     let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-    if !directory.isEmpty {
+    if create && !directory.isEmpty {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw ValidationError("cannot create \(directory) for the store: \(error)")
+            throw CommandError("cannot create \(directory) for the store: \(error)")
         }
     }
     do {
         return try CompanionStore(path: path)
     } catch {
-        throw ValidationError("cannot open the store \(path): \(error). Is it an Amble store? Pass another with --store.")
+        throw CommandError("cannot open the store \(path): \(error). Is it an Amble store? Pass another with --store.")
     }
 }

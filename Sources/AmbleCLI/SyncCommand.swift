@@ -1,6 +1,7 @@
 import AmbleCompanionStore
 import AmbleHardware
 import AmbleLinux
+import AmbleModel
 import AmbleSync
 import ArgumentParser
 #if canImport(FoundationEssentials)
@@ -34,11 +35,15 @@ struct SyncCommand: ParsableCommand {
     func validate() throws {
         guard (tcp == nil) != (serial == nil) else { throw ValidationError("give either --tcp HOST:PORT or --serial DEVICE") }
         if let tcp, HostPort(parsing: tcp) == nil { throw ValidationError("--tcp must be HOST:PORT, e.g. 127.0.0.1:7070") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+        if serial == nil && baud != 115_200 { throw ValidationError("--baud is for --serial") }
+        guard LinuxSerialPort.standardBaudRates[baud] != nil else {
+            throw ValidationError("--baud \(baud) is not a standard rate (9600, 19200, 38400, 57600, 115200, 230400, ...)")
+        }
     }
 
     func run() throws {
-        let store = try openCompanionStore(path: amble.storePath)
+        let store = try openCompanionStore(path: amble.storePath, create: true)
         let stream: any ByteStream
         do {
             if let tcp, let target = HostPort(parsing: tcp) {
@@ -47,45 +52,18 @@ struct SyncCommand: ParsableCommand {
                 stream = try LinuxSerialPort(path: serial!, baudRate: baud)
             }
         } catch {
-            throw ValidationError("cannot reach the band: \(error)")
+            throw CommandError("cannot reach the band: \(error)")
         }
         defer { stream.close() }
-        let result = try Synchronizer(store: store, client: SyncClient(stream: stream, timeoutSeconds: timeout)).run()
+        let result = try Synchronizer(sink: store, client: SyncClient(stream: stream, timeoutSeconds: timeout)).run()
         print("band \(result.bandName) (\(result.bandID)): \(result.pulled.count) new session\(result.pulled.count == 1 ? "" : "s"), \(result.alreadyStored) already here")
+        for (id, reason) in result.refused {
+            print("  band session \(id) not pulled: \(reason)")
+        }
         for id in result.pulled {
             if let (session, _) = try store.session(id: id) {
                 print("  #\(id) \(session.summary.kind.rawValue) \(isoDate(session.summary.startUnixSeconds)) \(session.summary.steps) steps")
             }
         }
-    }
-}
-
-/// One sync: list the band's finished sessions, fetch those not stored, store each in a
-/// transaction. Interrupted half-way, the next sync fetches what is missing.
-struct Synchronizer {
-    struct Result {
-        var bandID: String
-        var bandName: String
-        /// Local ids of the sessions stored by this sync.
-        var pulled: [Int64]
-        var alreadyStored: Int
-    }
-
-    let store: CompanionStore
-    let client: SyncClient
-
-    func run() throws -> Result {
-        let band = try client.hello(client: "amble")
-        let known = try store.storedBandSessionIDs(bandID: band.id)
-        let listing = try client.listSessions()
-        var pulled: [Int64] = []
-        for item in listing where !known.contains(item.id) {
-            let record = try client.session(id: item.id)
-            if let id = try store.insert(bandID: band.id, bandName: band.name, bandSessionID: item.id, record: record,
-                                         syncedAtUnixSeconds: Date().timeIntervalSince1970) {
-                pulled.append(id)
-            }
-        }
-        return Result(bandID: band.id, bandName: band.name, pulled: pulled, alreadyStored: listing.count - pulled.count)
     }
 }

@@ -1,6 +1,12 @@
 import AmbleModel
 import AmbleStoreSupport
+import AmbleSync
 import GRDB
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A session in the laptop's store.
 public struct CompanionSession: Equatable, Sendable {
@@ -37,6 +43,9 @@ public final class CompanionStore: Sendable {
                 t.column("band_session_id", .integer).notNull()
                 t.uniqueKey(["band_id", "band_session_id"])
             }
+        }
+        migrator.registerMigration("v2-energy") { db in
+            try SessionTables.addEnergy(in: db)
         }
         return migrator
     }
@@ -94,5 +103,12 @@ public final class CompanionStore: Sendable {
     private static func companionSession(_ row: Row) -> CompanionSession? {
         guard let summary = SessionTables.summary(from: row) else { return nil }
         return CompanionSession(id: row["id"], bandID: row["band_id"], bandName: row["band_name"], bandSessionID: row["band_session_id"], summary: summary)
+    }
+}
+
+extension CompanionStore: SessionSink {
+    /// Keeps a session pulled by `Synchronizer`, stamped with the time now.
+    public func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64? {
+        try insert(bandID: bandID, bandName: bandName, bandSessionID: bandSessionID, record: record, syncedAtUnixSeconds: Date().timeIntervalSince1970)
     }
 }

@@ -12,6 +12,8 @@ public protocol ByteStream: AnyObject {
     func read(maxCount: Int, timeoutSeconds: Double) throws(StreamError) -> [UInt8]?
     /// Writes all of `bytes`, waiting as needed.
     func write(_ bytes: [UInt8]) throws(StreamError)
+    /// Writes as much of `bytes` as the stream takes without waiting; returns how many.
+    func writeAvailable(_ bytes: ArraySlice<UInt8>) throws(StreamError) -> Int
     func close()
 }
 

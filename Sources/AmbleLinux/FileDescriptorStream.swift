@@ -64,6 +64,19 @@ public class FileDescriptorStream: ByteStream {
         }
     }
 
+    public func writeAvailable(_ bytes: ArraySlice<UInt8>) throws(StreamError) -> Int {
+        if closed { throw StreamError(peer: peerName, message: "stream is closed") }
+        guard !bytes.isEmpty else { return 0 }
+        while true {
+            let sent = bytes.withUnsafeBytes { raw in sendBytes(raw.baseAddress!, raw.count) }
+            if sent >= 0 { return sent }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { return 0 }
+            throw StreamError(peer: peerName, message: code == EPIPE ? "the other end closed the connection" : "write failed", errno: code)
+        }
+    }
+
     /// Writes with `send(MSG_NOSIGNAL)` on sockets so a closed peer is an error, not SIGPIPE.
     func sendBytes(_ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         Glibc.write(pollDescriptor, pointer, count)

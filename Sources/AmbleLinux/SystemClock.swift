@@ -3,19 +3,15 @@ import Glibc
 #endif
 import AmbleHardware
 
-/// The band's clock on real hardware: CLOCK_MONOTONIC, the clock of GPIO edge timestamps.
+/// The band's clock on real hardware: CLOCK_MONOTONIC (the clock of GPIO edge timestamps)
+/// for time, CLOCK_REALTIME for dates. A board without a real-time clock learns the date
+/// from the network after boot; reading it each time keeps later sessions' dates right.
 public final class SystemClock: BandClock {
-    private let originMonotonic: Double
-    private let originUnix: Double
-
-    public init() {
-        originMonotonic = Self.read(CLOCK_MONOTONIC)
-        originUnix = Self.read(CLOCK_REALTIME)
-    }
+    public init() {}
 
     public var nowSeconds: Double { Self.read(CLOCK_MONOTONIC) }
 
-    public var unixSeconds: Double { originUnix + (nowSeconds - originMonotonic) }
+    public var unixSeconds: Double { Self.read(CLOCK_REALTIME) }
 
     private static func read(_ id: clockid_t) -> Double {
         var ts = timespec()

@@ -41,16 +41,57 @@ public final class RawKeyboard {
 /// Whether standard output is a terminal (status lines are redrawn in place only then).
 public func standardOutputIsTerminal() -> Bool { isatty(STDOUT_FILENO) == 1 }
 
-/// Writes text to standard output at once (no buffering), all of it.
-public func writeStandardOutput(_ text: String) {
+/// Writes text to standard output without ever blocking the band: when the reader is not
+/// keeping up (a full pipe, a stalled journal) the text is dropped, since a status line that
+/// is late is worth nothing and the loop must go on. Returns false when it was dropped.
+@discardableResult
+public func writeStandardOutput(_ text: String) -> Bool {
+    writeWithoutBlocking(STDOUT_FILENO, text)
+}
+
+/// Writes text to standard error, like `writeStandardOutput`.
+@discardableResult
+public func writeStandardError(_ text: String) -> Bool {
+    writeWithoutBlocking(STDERR_FILENO, text)
+}
+
+private func writeWithoutBlocking(_ fd: Int32, _ text: String) -> Bool {
+    var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+    guard poll(&pfd, 1, 0) > 0, pfd.revents & Int16(POLLOUT) != 0 else { return false }
     var bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+        let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
         if written < 0 {
             if errno == EINTR { continue }
-            return
+            return false
         }
         offset += written
+        if offset < bytes.count {
+            // A pipe took part of it: wait briefly for the rest rather than tearing the line.
+            guard poll(&pfd, 1, 50) > 0 else { return false }
+        }
     }
+    return true
+}
+
+/// An exclusive lock on a directory (`flock` on `DIR/.lock`), held while this lives: two
+/// programs must not record into the same store.
+public final class DirectoryLock {
+    private let fd: Int32
+    public let path: String
+
+    /// Returns nil when another process holds the lock; throws when the lock file cannot be made.
+    public init?(directory: String) throws(Errno) {
+        path = directory + "/.lock"
+        let fd = Glibc.open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        if fd < 0 { throw Errno.current }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            closeDescriptor(fd)
+            return nil
+        }
+        self.fd = fd
+    }
+
+    deinit { closeDescriptor(fd) }
 }

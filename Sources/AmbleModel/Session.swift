@@ -80,8 +80,11 @@ public struct SessionSummary: Codable, Equatable, Sendable {
     public var rmssdMilliseconds: Double?
     /// For calibrations: the cadence measured, steps per minute (nil if the calibration failed).
     public var measuredCadenceStepsPerMinute: Double?
+    /// Active energy of the walking (ACSM walking equation and the wearer's weight), kcal;
+    /// nil when not known (a session recovered after a crash).
+    public var activeKilocalories: Double?
 
-    public init(kind: SessionKind, startUnixSeconds: Double, endUnixSeconds: Double, parameters: SessionParameters, steps: Int, distanceMeters: Double, averageHeartRateBPM: Double?, alerts: Int, timeOverLimitSeconds: Int, gapSeconds: Int, rmssdMilliseconds: Double? = nil, measuredCadenceStepsPerMinute: Double? = nil) {
+    public init(kind: SessionKind, startUnixSeconds: Double, endUnixSeconds: Double, parameters: SessionParameters, steps: Int, distanceMeters: Double, averageHeartRateBPM: Double?, alerts: Int, timeOverLimitSeconds: Int, gapSeconds: Int, rmssdMilliseconds: Double? = nil, measuredCadenceStepsPerMinute: Double? = nil, activeKilocalories: Double? = nil) {
         self.kind = kind
         self.startUnixSeconds = startUnixSeconds
         self.endUnixSeconds = endUnixSeconds
@@ -94,6 +97,7 @@ public struct SessionSummary: Codable, Equatable, Sendable {
         self.gapSeconds = gapSeconds
         self.rmssdMilliseconds = rmssdMilliseconds
         self.measuredCadenceStepsPerMinute = measuredCadenceStepsPerMinute
+        self.activeKilocalories = activeKilocalories
     }
 
     public var durationSeconds: Double { endUnixSeconds - startUnixSeconds }

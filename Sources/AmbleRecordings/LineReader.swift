@@ -33,7 +33,12 @@ public struct LineReader: IteratorProtocol, Sequence {
         let newline = data[position...].firstIndex(of: UInt8(ascii: "\n")) ?? data.count
         var end = newline
         if end > position && data[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        let line = String(decoding: data[position..<end], as: UTF8.self)
+        var start = position
+        // A UTF-8 byte-order mark (spreadsheets write one) is not part of the header.
+        if lineNumber == 0 && end - start >= 3 && data[start] == 0xEF && data[start + 1] == 0xBB && data[start + 2] == 0xBF {
+            start += 3
+        }
+        let line = String(decoding: data[start..<end], as: UTF8.self)
         position = newline + 1
         lineNumber += 1
         return Substring(line)

@@ -44,6 +44,11 @@ public enum SessionTables {
         }
     }
 
+    /// The second version of the session table: active energy (kcal).
+    public static func addEnergy(in db: Database) throws {
+        try db.alter(table: "session") { t in t.add(column: "active_kcal", .double) }
+    }
+
     /// Inserts a session's parameters and start; returns its id.
     public static func insertSession(_ db: Database, kind: SessionKind, startUnixSeconds: Double, parameters: SessionParameters, extra: [String: (any DatabaseValueConvertible)?] = [:]) throws -> Int64 {
         var columns: [String: (any DatabaseValueConvertible)?] = [
@@ -64,11 +69,11 @@ public enum SessionTables {
     public static func writeSummary(_ db: Database, sessionID: Int64, summary: SessionSummary) throws {
         try db.execute(sql: """
             UPDATE session SET end_unix = ?, steps = ?, distance_m = ?, avg_hr_bpm = ?, alerts = ?,
-              time_over_limit_s = ?, gap_s = ?, rmssd_ms = ?, measured_cadence_spm = ?, step_length_m = ?
+              time_over_limit_s = ?, gap_s = ?, rmssd_ms = ?, measured_cadence_spm = ?, step_length_m = ?, active_kcal = ?
             WHERE id = ?
             """, arguments: [summary.endUnixSeconds, summary.steps, summary.distanceMeters, summary.averageHeartRateBPM,
                              summary.alerts, summary.timeOverLimitSeconds, summary.gapSeconds, summary.rmssdMilliseconds,
-                             summary.measuredCadenceStepsPerMinute, summary.parameters.stepLengthMeters, sessionID])
+                             summary.measuredCadenceStepsPerMinute, summary.parameters.stepLengthMeters, summary.activeKilocalories, sessionID])
     }
 
     public static func insertSecond(_ db: Database, sessionID: Int64, _ row: SessionSecond) throws {
@@ -97,7 +102,8 @@ public enum SessionTables {
             kind: kind, startUnixSeconds: row["start_unix"], endUnixSeconds: end, parameters: parameters,
             steps: row["steps"], distanceMeters: row["distance_m"], averageHeartRateBPM: row["avg_hr_bpm"],
             alerts: row["alerts"], timeOverLimitSeconds: row["time_over_limit_s"], gapSeconds: row["gap_s"],
-            rmssdMilliseconds: row["rmssd_ms"], measuredCadenceStepsPerMinute: row["measured_cadence_spm"])
+            rmssdMilliseconds: row["rmssd_ms"], measuredCadenceStepsPerMinute: row["measured_cadence_spm"],
+            activeKilocalories: row["active_kcal"])
     }
 
     /// The parameters stored with a session row.

@@ -1,13 +1,14 @@
 /// The frames every sync message travels in, over TCP or a serial line:
 ///
-///     "AM" | version 1 | length (u32, big-endian) | payload | CRC-32 of payload (u32, big-endian)
+///     "AM" | version 1 | length (u32, big-endian) | header check (u16) | payload | CRC-32 of payload (u32)
 ///
-/// The magic and the checksum let a decoder on a noisy serial line drop garbage and find the
-/// next frame. A secure channel (pairing, encryption) wraps payloads, not the stream.
+/// The magic and the checksums let a decoder on a noisy serial line drop garbage and find the
+/// next frame; the header check keeps a corrupted length from making it wait for megabytes
+/// that will never come. A secure channel (pairing, encryption) wraps payloads, not the stream.
 public enum Framing {
     public static let magic: [UInt8] = [0x41, 0x4D]
     public static let version: UInt8 = 1
-    static let headerLength = 7
+    static let headerLength = 9
     static let trailerLength = 4
     /// Frames larger than this are refused (a day of seconds is about 15 MB of JSON).
     public static let maximumPayloadLength = 32 << 20
@@ -18,10 +19,17 @@ public enum Framing {
         bytes.append(version)
         let length = UInt32(payload.count)
         bytes += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+        let check = headerCheck(bytes[...])
+        bytes += [UInt8(check >> 8), UInt8(check & 0xFF)]
         bytes += payload
         let crc = CRC32.checksum(payload)
         bytes += [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
         return bytes
+    }
+
+    /// The low 16 bits of the CRC-32 of the first seven header bytes.
+    static func headerCheck(_ header: ArraySlice<UInt8>) -> UInt16 {
+        UInt16(truncatingIfNeeded: CRC32.checksum(Array(header)))
     }
 }
 
@@ -35,8 +43,12 @@ public struct FrameDecoder: Sendable {
 
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Larger frames are refused: the band takes only small requests.
+    public let maximumPayloadLength: Int
 
-    public init() {}
+    public init(maximumPayloadLength: Int = Framing.maximumPayloadLength) {
+        self.maximumPayloadLength = maximumPayloadLength
+    }
 
     /// Adds received bytes; returns the frames (and skipped garbage) they complete.
     public mutating func feed(_ bytes: [UInt8]) -> [Event] {
@@ -68,8 +80,13 @@ public struct FrameDecoder: Sendable {
             start += 1
             return .discarded(byteCount: 1, reason: "unknown frame version")
         }
+        let check = UInt16(buffer[start + 7]) << 8 | UInt16(buffer[start + 8])
+        guard check == Framing.headerCheck(buffer[start..<start + 7]) else {
+            start += 1
+            return .discarded(byteCount: 1, reason: "header check mismatch")
+        }
         let length = Int(buffer[start + 3]) << 24 | Int(buffer[start + 4]) << 16 | Int(buffer[start + 5]) << 8 | Int(buffer[start + 6])
-        guard length <= Framing.maximumPayloadLength else {
+        guard length <= maximumPayloadLength else {
             start += 1
             return .discarded(byteCount: 1, reason: "frame length \(length) too large")
         }

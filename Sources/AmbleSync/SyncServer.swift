@@ -8,9 +8,13 @@ public protocol SessionProvider: AnyObject {
     func session(id: Int64) throws -> SessionRecord?
 }
 
-/// The band's side of one sync link (a TCP connection or the serial line). Never blocks on
-/// reading: the band's loop calls `service()` each time round.
+/// The band's side of one sync link (a TCP connection or the serial line). Never blocks:
+/// the band's loop calls `service()` each time round; answers are queued and written as the
+/// link takes them, so sending an hour-long walk over 115200 baud does not stop the band.
 public final class SyncServerConnection {
+    /// Requests are small; a larger frame is noise or a confused peer.
+    public static let maximumRequestLength = 64 << 10
+
     private let channel: MessageChannel
     private let provider: any SessionProvider
     public private(set) var isClosed = false
@@ -18,22 +22,32 @@ public final class SyncServerConnection {
     public var pollDescriptor: Int32 { channel.stream.pollDescriptor }
 
     public init(stream: any ByteStream, provider: any SessionProvider) {
-        channel = MessageChannel(stream: stream)
+        channel = MessageChannel(stream: stream, maximumIncomingPayloadLength: Self.maximumRequestLength)
         self.provider = provider
     }
 
-    /// Answers every complete request that has arrived. Returns false once the peer is gone.
+    /// Whether answers are still waiting to be written.
+    public var isSending: Bool { channel.queuedByteCount > 0 }
+
+    /// Answers every complete request that has arrived and writes what the link takes.
+    /// Returns false once the peer is gone (or the link failed).
     @discardableResult
     public func service() -> Bool {
         guard !isClosed else { return false }
         do {
-            guard let requests = try channel.poll() else {
+            guard let arrivals = try channel.poll() else {
                 close()
                 return false
             }
-            for request in requests {
-                try channel.send(answer(request))
+            for arrival in arrivals {
+                switch arrival {
+                case .message(let request):
+                    try channel.queue(answer(request))
+                case .undecodable:
+                    try channel.queue(.failure(code: .badRequest, message: "the band does not know that request; update the older side"))
+                }
             }
+            try channel.flush()
             return true
         } catch {
             close()
@@ -113,5 +127,62 @@ public struct SyncClient {
             throw SyncError.unexpected(peer: channel.stream.peerName, got: "\(answer)".prefix(60).description)
         }
         return record
+    }
+}
+
+/// Where the companion keeps what it pulled (its store, in practice).
+public protocol SessionSink {
+    /// The band session ids already kept for `bandID`.
+    func storedBandSessionIDs(bandID: String) throws -> Set<Int64>
+    /// Keeps one session; returns its local id, or nil when it was already kept.
+    func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64?
+}
+
+/// One sync: list the band's finished sessions, fetch those not kept, keep each at once.
+/// Interrupted half-way, the next sync fetches what is missing; a session the band refuses
+/// is reported and skipped so that the ones after it still come.
+public struct Synchronizer {
+    public struct Result: Sendable {
+        public var bandID: String
+        public var bandName: String
+        /// Local ids of the sessions kept by this sync.
+        public var pulled: [Int64]
+        public var alreadyStored: Int
+        /// Band session ids the band refused to send, with its reason.
+        public var refused: [(id: Int64, reason: String)]
+    }
+
+    public let sink: any SessionSink
+    public let client: SyncClient
+
+    public init(sink: any SessionSink, client: SyncClient) {
+        self.sink = sink
+        self.client = client
+    }
+
+    public func run() throws -> Result {
+        let band = try client.hello(client: "amble")
+        let known = try sink.storedBandSessionIDs(bandID: band.id)
+        let listing = try client.listSessions()
+        var result = Result(bandID: band.id, bandName: band.name, pulled: [], alreadyStored: 0, refused: [])
+        for item in listing {
+            if known.contains(item.id) {
+                result.alreadyStored += 1
+                continue
+            }
+            let record: SessionRecord
+            do {
+                record = try client.session(id: item.id)
+            } catch SyncError.refused(_, _, let message) {
+                result.refused.append((item.id, message))
+                continue
+            }
+            if let id = try sink.store(bandID: band.id, bandName: band.name, bandSessionID: item.id, record: record) {
+                result.pulled.append(id)
+            } else {
+                result.alreadyStored += 1
+            }
+        }
+        return result
     }
 }

@@ -225,7 +225,7 @@ func runDriverChecks(_ run: HILRun, bus: LinuxI2CBus) {
             OpticalSample(red: 0x3FFFF, infrared: 0x20001),
         ], "samples")
         try expectEqual(batch.samplesLost, 0, "samples lost")
-        try expect(batch.skinDetected, "skin not detected at 50k-131k infrared counts")
+        try expect(batch.skinDetected == true, "skin not detected at 50k-131k infrared counts")
     }
     run.check("max30102: shutDown() sets SHDN in MODE_CONFIG") {
         let driver = try MAX30102(bus: bus, address: StubChip.ppg)

@@ -55,6 +55,8 @@ struct AmbledCommand: ParsableCommand {
         guard LinuxSerialPort.standardBaudRates[baud] != nil else {
             throw ValidationError("--baud \(baud) is not a standard rate (9600, 19200, 38400, 57600, 115200, 230400, ...)")
         }
+        if exitAfterScript && script == nil { throw ValidationError("--exit-after-script needs --script") }
+        if serial == nil && baud != 115_200 { throw ValidationError("--baud is for --serial") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of debug, info, notice, warning, error")
         }
@@ -70,7 +72,8 @@ struct AmbledCommand: ParsableCommand {
         do {
             configuration = try BoardFile.load(path: board)
         } catch {
-            throw ValidationError("\(error)")
+            writeStandardError("ambled: error: \(error)\n")
+            throw ExitCode(2)
         }
         var options = BandOptions(dataDirectory: dataDir ?? BandOptions.defaultDataDirectory)
         options.listen = listen.flatMap(HostPort.init(parsing:))
@@ -84,7 +87,7 @@ struct AmbledCommand: ParsableCommand {
         do {
             band = try BandAssembly.build(board: configuration, options: options, console: console, logger: logger)
         } catch {
-            console.line("ambled: error: \(error)")
+            writeStandardError("ambled: error: \(error)\n")
             throw ExitCode(2)
         }
         logger.info("\(configuration.name) started (\(configuration.platform.rawValue), store \(options.dataDirectory)/band.sqlite\(speed != 1 ? ", speed x\(speed)" : ""))")

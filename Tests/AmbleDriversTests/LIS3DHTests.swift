@@ -124,7 +124,10 @@ struct LIS3DHTests {
         bus.failNext(1, at: 0x18, with: .io(errno: 5), afterTransfers: 1)  // FIFO_SRC passes, the burst fails
         #expect(throws: SensorError.self) { try driver.readSamples() }
         clock.advance(bySeconds: 0.1)
-        #expect(try driver.readSamples().overrunDetected, "samples may have been popped and lost")
+        let next = try driver.readSamples()
+        #expect(next.overrunDetected, "samples may have been popped and lost")
+        #expect(next.samples.count == 15, "only the samples the FIFO holds, no repeats")
+        #expect(Set(next.samples.map(\.zG)).count >= 1)
         clock.advance(bySeconds: 0.1)
         #expect(!(try driver.readSamples().overrunDetected))
     }

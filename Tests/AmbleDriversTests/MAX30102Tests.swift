@@ -21,7 +21,7 @@ struct MAX30102Tests {
         let batch = try driver.readSamples()
         #expect(batch.samples.count == 10)
         #expect(batch.samplesLost == 0)
-        #expect(batch.skinDetected)
+        #expect(batch.skinDetected == true)
         for sample in batch.samples {
             #expect(sample.red == 80_000)
             #expect(sample.infrared == 110_000)
@@ -75,6 +75,26 @@ struct MAX30102Tests {
         let next = try driver.readSamples()
         #expect(next.samplesLost == 0)
         #expect(next.samples.count == 10)
+    }
+
+    @Test func aFailedFIFOBurstIsReportedAsALoss() throws {
+        let driver = try MAX30102(bus: bus)
+        try driver.configure()
+        clock.advance(bySeconds: 0.1)
+        bus.failNext(1, at: 0x57, with: .io(errno: 5), afterTransfers: 1)  // pointers pass, the burst fails
+        #expect(throws: SensorError.self) { try driver.readSamples() }
+        clock.advance(bySeconds: 0.1)
+        let next = try driver.readSamples()
+        #expect(next.samplesLost > 0)
+        #expect(next.samples.count == 20, "nothing was popped by the failed burst: all 20 are still there")
+        clock.advance(bySeconds: 0.1)
+        #expect(try driver.readSamples().samplesLost == 0)
+    }
+
+    @Test func anEmptyReadSaysNothingAboutSkin() throws {
+        let driver = try MAX30102(bus: bus)
+        try driver.configure()
+        #expect(try driver.readSamples().skinDetected == nil)
     }
 
     @Test func detectsNoSkin() throws {

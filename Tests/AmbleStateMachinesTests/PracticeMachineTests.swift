@@ -147,6 +147,41 @@ struct PracticeMachineTests {
         guard case .menu(_, 1)? = band.lastScreen else { Issue.record("not back at the menu"); return }
     }
 
+    @Test func aForgottenWalkEndsByItself() {
+        var settings = PracticeSettings()
+        settings.walkEndsAfterStillSeconds = 120
+        var band = PracticeDriver(settings: settings, calibration: calibrated)
+        band.press(.shortPressed(.next))
+        band.press(.shortPressed(.select))
+        band.press(.shortPressed(.select))
+        band.seconds(3, cadence: 0)
+        band.seconds(60, cadence: 84)
+        band.seconds(119, cadence: 0, stepsPerSecond: 0)
+        #expect(band.summaries.isEmpty)
+        band.seconds(1, cadence: 0, stepsPerSecond: 0)
+        #expect(band.summaries.count == 1)
+        #expect(band.recordedSeconds.count == 180)
+        #expect(!band.machine.isRecording)
+    }
+
+    @Test func aDistanceCalibrationNotEndedByAPressEndsByItself() {
+        var settings = PracticeSettings()
+        settings.calibrationDistanceMeters = 100
+        settings.longestCalibrationSeconds = 90
+        var band = PracticeDriver(settings: settings)
+        band.press(.shortPressed(.select))
+        band.seconds(3, cadence: 0)
+        band.seconds(90, cadence: 100)
+        #expect(band.summaries.count == 1)
+        #expect(!band.machine.isRecording)
+    }
+
+    @Test func aCountdownStartsItsOwnSeconds() {
+        var band = PracticeDriver()
+        band.press(.shortPressed(.select))
+        #expect(band.actions.contains(.restartSeconds))
+    }
+
     @Test func shutdownMidWalkStillEndsTheSession() {
         var band = PracticeDriver(calibration: calibrated)
         band.press(.shortPressed(.next))

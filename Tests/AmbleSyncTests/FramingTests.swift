@@ -44,6 +44,26 @@ struct FramingTests {
         #expect(try SyncMessage.decode(frames[0]) == messages[1])
     }
 
+    @Test func aCorruptedLengthDoesNotStallTheDecoder() throws {
+        var decoder = FrameDecoder()
+        var corrupted = Framing.frame(try messages[0].encoded())
+        corrupted[3] ^= 0x10  // the length's high byte: 256 MB would never arrive
+        var frames = decoder.feed(corrupted).compactMap { if case .frame(let p) = $0 { return p } else { return nil } }
+        for _ in 0..<5 {
+            frames += decoder.feed(Framing.frame(try messages[1].encoded())).compactMap { if case .frame(let p) = $0 { return p } else { return nil } }
+        }
+        #expect(frames.count == 5, "every good frame after the bad one arrives")
+    }
+
+    @Test func refusesFramesLargerThanItsLimit() throws {
+        var decoder = FrameDecoder(maximumPayloadLength: 100)
+        let big = Framing.frame(Array(repeating: 0x20, count: 500))
+        let small = Framing.frame(try messages[1].encoded())
+        let frames = decoder.feed(big + small).compactMap { if case .frame(let p) = $0 { return p } else { return nil } }
+        #expect(frames.count == 1)
+        #expect(try SyncMessage.decode(frames[0]) == messages[1])
+    }
+
     @Test func crcMatchesZlib() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
     }

@@ -77,16 +77,9 @@ struct SyncRoundTripTests {
         func syncOnce() throws -> Int {
             let client = SyncClient(stream: try TCPConnection.connect(to: band.address), timeoutSeconds: 10)
             defer { client.channel.stream.close() }
-            let identity = try client.hello(client: "test")
-            var pulled = 0
-            let known = try laptop.storedBandSessionIDs(bandID: identity.id)
-            for listing in try client.listSessions() where !known.contains(listing.id) {
-                let record = try client.session(id: listing.id)
-                if try laptop.insert(bandID: identity.id, bandName: identity.name, bandSessionID: listing.id, record: record, syncedAtUnixSeconds: 0) != nil {
-                    pulled += 1
-                }
-            }
-            return pulled
+            let result = try Synchronizer(sink: laptop, client: client).run()
+            #expect(result.refused.isEmpty)
+            return result.pulled.count
         }
 
         #expect(try syncOnce() == 3)
@@ -114,6 +107,44 @@ struct SyncRoundTripTests {
         }
         // The link still works after the refusal.
         #expect(try client.listSessions().isEmpty)
+    }
+
+    @Test func answersWithoutBlockingWhenTheCompanionIsSlowToRead() throws {
+        let bandStore = try BandStore(path: nil)
+        try fill(bandStore, sessions: 1, secondsEach: 3600)  // an hour: about 0.7 MB of JSON
+        let pair = try PseudoTerminalPair.open()
+        let companion = try LinuxSerialPort(path: pair.subordinatePath, baudRate: 115_200)
+        let server = SyncServerConnection(stream: pair.controller, provider: BandStoreProvider(store: bandStore))
+        let client = SyncClient(stream: companion)
+        try client.channel.send(.getSession(id: 1))
+        // The companion reads nothing yet: each service() returns at once with data still queued.
+        var calls = 0
+        while calls < 50 {
+            let start = Date()
+            #expect(server.service())
+            #expect(Date().timeIntervalSince(start) < 0.5, "service() must not wait for the reader")
+            calls += 1
+            usleep(1000)
+        }
+        #expect(server.isSending, "a line buffer cannot hold an hour of seconds")
+        // Now the companion reads while the band keeps servicing.
+        let box = ServerBox(server)
+        Thread { box.serve() }.start()
+        defer { box.stop() }
+        let answer = try client.channel.receive(timeoutSeconds: 30)
+        guard case .session(1, let record) = answer else { Issue.record("expected session 1"); return }
+        #expect(record.seconds.count == 3600)
+    }
+
+    @Test func anUnknownRequestIsAnsweredNotDropped() throws {
+        let band = try LoopbackBand(store: try BandStore(path: nil))
+        defer { band.stop() }
+        let connection = try TCPConnection.connect(to: band.address)
+        try connection.write(Framing.frame(Array("{\"fromTheFuture\":{}}".utf8)))
+        let client = SyncClient(stream: connection, timeoutSeconds: 5)
+        let error = #expect(throws: SyncError.self) { try client.channel.receive(timeoutSeconds: 5).throwingFailure() }
+        guard case .refused(_, .badRequest, _)? = error else { Issue.record("expected badRequest, got \(String(describing: error))"); return }
+        #expect(try client.listSessions().isEmpty, "the link still works")
     }
 
     @Test func refusesAnotherProtocolVersion() throws {
@@ -155,5 +186,13 @@ final class ServerBox: @unchecked Sendable {
             server.service()
             _ = waitForReadable([server.pollDescriptor], timeoutSeconds: 0.01)
         }
+    }
+}
+
+extension SyncMessage {
+    /// The message, or the refusal it carries as an error.
+    func throwingFailure() throws -> SyncMessage {
+        if case .failure(let code, let message) = self { throw SyncError.refused(peer: "test", code: code, message: message) }
+        return self
     }
 }

@@ -91,9 +91,14 @@ public final class LIS3DH: Accelerometer {
 
     public func readSamples() throws(SensorError) -> AccelerometerBatch {
         let source = try registers.read(Register.fifoSrc)
-        let overrun = source & Bits.fifoSrcOverrun != 0 || readFailed
-        let count = overrun ? Self.fifoDepth : Int(source & Bits.fifoSrcLevelMask)
-        guard count > 0 else { return AccelerometerBatch(samples: [], overrunDetected: overrun) }
+        let fifoFull = source & Bits.fifoSrcOverrun != 0
+        let count = fifoFull ? Self.fifoDepth : Int(source & Bits.fifoSrcLevelMask)
+        // A burst that failed part-way may have popped samples: the next batch marks the gap.
+        let overrun = fifoFull || readFailed
+        guard count > 0 else {
+            readFailed = false
+            return AccelerometerBatch(samples: [], overrunDetected: overrun)
+        }
         let bytes: [UInt8]
         do {
             bytes = try registers.read(Register.outXL | Register.autoIncrement, count: count * 6)

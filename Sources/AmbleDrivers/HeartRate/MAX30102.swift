@@ -19,10 +19,11 @@ public struct OpticalBatch: Equatable, Sendable {
     public var samples: [OpticalSample]
     /// Samples the chip dropped because the FIFO was full (its overflow counter, 0...31).
     public var samplesLost: Int
-    /// Whether the infrared level says skin is over the sensor (false: off the wrist).
-    public var skinDetected: Bool
+    /// Whether the infrared level says skin is over the sensor (false: off the wrist); nil
+    /// when the batch is empty and says nothing either way.
+    public var skinDetected: Bool?
 
-    public init(samples: [OpticalSample], samplesLost: Int, skinDetected: Bool) {
+    public init(samples: [OpticalSample], samplesLost: Int, skinDetected: Bool?) {
         self.samples = samples
         self.samplesLost = samplesLost
         self.skinDetected = skinDetected
@@ -80,6 +81,8 @@ public final class MAX30102 {
     private let averagingCode: UInt8
     private let ledCode: UInt8
     private let registers: RegisterAccess
+    /// A FIFO burst failed part-way: samples may have been popped and lost.
+    private var readFailed = false
 
     /// - Parameters:
     ///   - sampleRateHz: ADC sample rate: 50, 100, 200 or 400 Hz.
@@ -106,6 +109,7 @@ public final class MAX30102 {
     }
 
     public func configure() throws(SensorError) {
+        readFailed = false
         try registers.expectChipID(register: Register.partID, value: Self.partIDValue, family: "MAX30102")
         try registers.write(Register.modeConfig, Bits.modeReset)
         var resetDone = false
@@ -134,8 +138,20 @@ public final class MAX30102 {
         // Equal pointers mean empty, or full when samples were lost since.
         var count = (write - read + Self.fifoDepth) % Self.fifoDepth
         if count == 0 && lost > 0 { count = Self.fifoDepth }
-        guard count > 0 else { return OpticalBatch(samples: [], samplesLost: 0, skinDetected: true) }
-        let bytes = try registers.read(Register.fifoData, count: count * 6)
+        // A burst that failed part-way may have popped samples the chip did not count as lost.
+        let lostBefore = readFailed ? 1 : 0
+        guard count > 0 else {
+            readFailed = false
+            return OpticalBatch(samples: [], samplesLost: lost + lostBefore, skinDetected: nil)
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try registers.read(Register.fifoData, count: count * 6)
+            readFailed = false
+        } catch {
+            readFailed = true
+            throw error
+        }
         var samples: [OpticalSample] = []
         samples.reserveCapacity(count)
         var infraredSum: UInt64 = 0
@@ -147,7 +163,7 @@ public final class MAX30102 {
             samples.append(OpticalSample(red: red, infrared: infrared))
         }
         let skin = infraredSum / UInt64(count) >= UInt64(Self.skinThresholdCounts)
-        return OpticalBatch(samples: samples, samplesLost: lost, skinDetected: skin)
+        return OpticalBatch(samples: samples, samplesLost: lost + lostBefore, skinDetected: skin)
     }
 
     /// Three bytes, MSB first; bits 23:18 are not data.

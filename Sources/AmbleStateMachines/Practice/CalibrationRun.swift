@@ -19,9 +19,11 @@ public struct CalibrationRun: Equatable, Sendable {
         self.settings = settings
     }
 
-    /// Whether the walk is over by time (distance calibrations end on a button press).
+    /// Whether the walk is over by time (distance calibrations end on a button press, or
+    /// after the longest time allowed).
     public var isComplete: Bool {
-        settings.calibrationDistanceMeters == nil && elapsedSeconds >= settings.calibrationSeconds
+        if settings.calibrationDistanceMeters == nil { return elapsedSeconds >= settings.calibrationSeconds }
+        return elapsedSeconds >= settings.longestCalibrationSeconds
     }
 
     public mutating func secondElapsed(steps newSteps: Int, cadenceStepsPerMinute cadence: Double) {

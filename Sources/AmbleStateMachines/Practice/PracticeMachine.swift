@@ -16,6 +16,9 @@ public enum PracticeAction: Equatable, Sendable {
     case endSession(SessionSummary)
     case saveCalibration(Calibration)
     case saveReduction(percent: Int)
+    /// Start counting whole seconds from now: a countdown begins, and each of its seconds
+    /// must be a full second however the press fell within the band's second.
+    case restartSeconds
 }
 
 /// The band's practice: the menu, calibration and the mindful walk, as one value.
@@ -40,6 +43,8 @@ public struct PracticeMachine: Sendable {
         var parameters: SessionParameters
         var tally = SessionTally()
         var startUnixSeconds: Double
+        /// Seconds in a row without a step.
+        var stillSeconds = 0
     }
 
     struct CalibrationSession: Equatable {
@@ -123,7 +128,7 @@ public struct PracticeMachine: Sendable {
             switch selected {
             case .calibrate:
                 state = .countdown(.calibration, secondsLeft: settings.countdownSeconds)
-                return [.vibrate(.double), .show(.countdown(title: "Calibrate: walk normally", secondsLeft: settings.countdownSeconds))]
+                return [.restartSeconds, .vibrate(.double), .show(.countdown(title: "Calibrate: walk normally", secondsLeft: settings.countdownSeconds))]
             case .mindfulWalk:
                 guard calibration != nil else {
                     state = .notice(secondsLeft: 4)
@@ -147,7 +152,7 @@ public struct PracticeMachine: Sendable {
             guard press == .shortPressed(.select) else { return [] }
             reductionPercent = settings.reductionChoicesPercent[index]
             state = .countdown(.walk(reductionPercent: reductionPercent), secondsLeft: settings.countdownSeconds)
-            return [.saveReduction(percent: reductionPercent), .vibrate(.double),
+            return [.saveReduction(percent: reductionPercent), .restartSeconds, .vibrate(.double),
                     .show(.countdown(title: "Mindful walk -\(reductionPercent)%", secondsLeft: settings.countdownSeconds))]
 
         case .countdown(let activity, _):
@@ -214,6 +219,10 @@ public struct PracticeMachine: Sendable {
             let pace = walk.monitor.secondElapsed(cadenceStepsPerMinute: report.cadenceStepsPerMinute)
             let row = makeRow(report, offset: walk.tally.seconds, overLimit: pace.overLimit, alerts: pace.alert ? 1 : 0)
             walk.tally.add(row)
+            walk.stillSeconds = report.steps > 0 ? 0 : walk.stillSeconds + 1
+            if walk.stillSeconds >= settings.walkEndsAfterStillSeconds {
+                return [.recordSecond(row)] + finishWalk(walk, unixSeconds: report.unixSeconds)
+            }
             state = .walking(walk)
             var actions: [PracticeAction] = [.recordSecond(row)]
             if pace.alert { actions.append(.vibrate(.paceAlert)) }

@@ -21,6 +21,10 @@ public struct PracticeSettings: Equatable, Sendable {
     public var hysteresisStepsPerMinute = 2.0
     /// Step length used before a distance calibration, metres (from the wearer's height).
     public var defaultStepLengthMeters = 0.70
+    /// A walk with no step for this long ends by itself (the wearer forgot to end it), seconds.
+    public var walkEndsAfterStillSeconds = 600
+    /// A distance calibration not ended by a press ends after this long, seconds.
+    public var longestCalibrationSeconds = 600
 
     public init() {}
 }
