@@ -64,6 +64,8 @@ public final class Band {
     var stepsThisSecond = 0
     var skinDetected = true
     var screen: Screen = .notice(title: "Starting", detail: "")
+    /// What the band shows now (display and status line).
+    public var screenShown: Screen { screen }
 
     // Session recording.
     var sessionID: Int64?

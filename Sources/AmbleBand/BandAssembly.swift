@@ -265,6 +265,10 @@ public enum BandAssembly {
     /// The accelerometer driver the board file names.
     static func accelerometerDriver(board: BoardConfiguration, bus: any I2CBus, pause: @escaping (Double) -> Void = { _ in }) throws -> any Accelerometer {
         let spec = board.accelerometer
+        if let chip = AccelerometerChip(boardName: spec.chip), !chip.supportedRatesHz.contains(spec.rateHz) {
+            let rates = chip.supportedRatesHz.filter { $0 >= 10 && $0 <= 400 }.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }
+            throw board.error(key: "accelerometer.rate_hz", "the \(spec.chip) cannot run at \(spec.rateHz) Hz; use one of \(rates.joined(separator: ", ")) (25-100 Hz suit step counting)")
+        }
         do {
             return try makeAccelerometer(chip: spec.chip, bus: bus, address: spec.address, rangeG: spec.rangeG, sampleRateHz: spec.rateHz, pause: pause)
         } catch {

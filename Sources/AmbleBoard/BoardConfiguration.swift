@@ -94,6 +94,8 @@ public struct BoardConfiguration: Equatable, Sendable {
 
     /// Where the file came from (for messages).
     public var file: String
+    /// Lines of the keys as written (`accelerometer.rate_hz` -> 12), for errors found later.
+    var keyLines: [String: Int] = [:]
     public var name: String
     public var platform: Platform
     public var accelerometer: AccelerometerSpec
@@ -106,4 +108,9 @@ public struct BoardConfiguration: Equatable, Sendable {
     public var wearer: WearerSpec
     public var simulation: SimulationSpec?
     public var practice: PracticeSpec
+
+    /// An error about `key` (`accelerometer.rate_hz`), pointing at its line in the file.
+    public func error(key: String, _ message: String) -> BoardError {
+        BoardError(file: file, line: keyLines[key] ?? keyLines[String(key.prefix { $0 != "." })], key: key, message: message)
+    }
 }

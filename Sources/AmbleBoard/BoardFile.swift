@@ -26,8 +26,11 @@ public enum BoardFile {
         } catch {
             throw BoardError(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
         }
-        let reader = TableReader(file: file, locator: KeyLocator(text: text), path: "", index: nil, table: table)
-        return try BoardSchema.read(reader)
+        let locator = KeyLocator(text: text)
+        let reader = TableReader(file: file, locator: locator, path: "", index: nil, table: table)
+        var board = try BoardSchema.read(reader)
+        board.keyLines = locator.allLines
+        return board
     }
 }
 

@@ -97,6 +97,11 @@ enum BoardSchema {
         guard [50, 100, 200, 400].contains(rate) else { throw table.error("rate_hz", "\(rate) is not one of 50, 100, 200, 400") }
         let averaging = try table.int("averaging", default: 1, range: 1...32)
         guard [1, 2, 4, 8, 16, 32].contains(averaging) else { throw table.error("averaging", "\(averaging) is not one of 1, 2, 4, 8, 16, 32") }
+        // The heart-rate estimator wants 25-125 samples per second out of the FIFO.
+        let effective = rate / Double(averaging)
+        guard (25...125).contains(effective) else {
+            throw table.error("averaging", "rate_hz \(Int(rate)) / averaging \(averaging) gives \(effective) samples per second; choose them so that it is 25...125 (e.g. rate_hz = 100, averaging = 1)")
+        }
         return .init(chip: try table.string("chip", allowed: heartRateChips), bus: try readBus(table), address: try readAddress(table, default: 0x57),
                      rateHz: rate, averaging: averaging, ledCurrentMilliAmps: try table.double("led_current_ma", default: 7.2, range: 0...51))
     }

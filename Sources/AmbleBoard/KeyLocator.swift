@@ -44,6 +44,16 @@ struct KeyLocator {
         return entries.first(where: { $0.table == table && $0.index == index && $0.key == nil })?.line
     }
 
+    /// Every key as `table.key` (and every table as `table`) with its line.
+    var allLines: [String: Int] {
+        var lines: [String: Int] = [:]
+        for entry in entries where entry.index == nil {
+            let name = entry.key.map { entry.table.isEmpty ? $0 : "\(entry.table).\($0)" } ?? entry.table
+            if lines[name] == nil { lines[name] = entry.line }
+        }
+        return lines
+    }
+
     /// Keys written in `table` (for spotting misspellings).
     func keys(table: String, index: Int? = nil) -> [(key: String, line: Int)] {
         entries.filter { $0.table == table && $0.index == index && $0.key != nil }.map { ($0.key!, $0.line) }

@@ -190,9 +190,15 @@ struct BandScenarioTests {
         +10    end
         """
         let run = try ScenarioRun(script: script)
-        run.run(seconds: 20)
+        run.run(seconds: 3)
+        // The refusal: two pulses at 60 % strength (a PWM duty cycle), and its notice.
+        let motor = try #require(run.band.simulation?.motorLine)
+        let refuseStart = try #require(motor.history.last(where: { $0.active })?.timeSeconds)
+        #expect(run.band.screenShown == .notice(title: "Calibrate first", detail: "Mindful Walk needs your normal pace"))
+        let onShare = motor.activeSeconds(from: refuseStart - 0.25, to: refuseStart + 0.05) / 0.3
+        #expect(onShare > 0.3 && onShare < 0.8, "on \(onShare) of the pulse: a partial-strength refusal")
+        run.run(seconds: 17)
         #expect(try run.band.store.finishedSessions().isEmpty)
-        #expect(run.band.simulation?.motorLine.history.isEmpty == false)
     }
 }
 
@@ -314,6 +320,17 @@ struct BandHeartRateTests {
         #expect(rmssd > 5 && rmssd < 100, "RMSSD \(rmssd) ms")
     }
 
+    @Test func noHeartRateWhileTheSensorIsUnplugged() throws {
+        let run = try ScenarioRun(script: "0:01 press select\n+20 unplug heart-rate\n+15 plug heart-rate\n", calibrationSeconds: 60)
+        run.run(seconds: 70)
+        let stored = try #require(try run.band.store.finishedSessions().first)
+        let record = try #require(try run.band.store.session(id: stored.id))
+        let unplugged = record.seconds.filter { (20...30).contains($0.offsetSeconds) }
+        #expect(unplugged.allSatisfy { $0.heartRateBPM == nil && $0.heartRateGap }, "no stale value while unplugged")
+        #expect(record.seconds.suffix(10).allSatisfy { $0.heartRateBPM != nil }, "values again after it is back")
+        #expect(run.log.contains("heart-rate sensor"))
+    }
+
     @Test func noHeartRateOffTheWrist() throws {
         let run = try ScenarioRun(script: "0:01 press select\n+20 wrist off\n", calibrationSeconds: 60)
         run.run(seconds: 70)
@@ -321,5 +338,24 @@ struct BandHeartRateTests {
         let record = try #require(try run.band.store.session(id: stored.id))
         let offWrist = record.seconds.filter { $0.offsetSeconds >= 25 }
         #expect(offWrist.allSatisfy { $0.heartRateBPM == nil }, "no reading once the band is off the wrist")
+    }
+}
+
+struct BoardErrorsAtStartTests {
+    @Test func anAccelerometerRateTheChipCannotDoNamesTheLine() throws {
+        let error = #expect(throws: BoardError.self) {
+            _ = try ScenarioRun(script: "", board: { $0.replacingOccurrences(of: "rate_hz = 50", with: "rate_hz = 75") })
+        }
+        #expect(error?.key == "accelerometer.rate_hz")
+        #expect(error?.line == 12, "the line of rate_hz in boards/sim.toml")
+        #expect(error?.message.contains("25, 50, 100") == true)
+    }
+
+    @Test func aSecondBandOnTheSameDataDirectoryIsRefused() throws {
+        let first = try ScenarioRun(script: "")
+        let error = #expect(throws: BandStartError.self) {
+            _ = try ScenarioRun(script: "", options: { $0.dataDirectory = first.directory + "/band" })
+        }
+        #expect(error?.description.contains("another ambled") == true)
     }
 }

@@ -85,6 +85,21 @@ struct BoardFileTests {
         #expect(error?.description.hasPrefix("boards/bad.toml:\(line): \(key): ") == true)
     }
 
+    @Test func aHeartRateSensorTooSlowForTheEstimatorIsRefused() {
+        let text = minimalBoard + "\n[heart_rate]\nchip = \"max30102\"\nbus = 1\nrate_hz = 50\naveraging = 32\n"
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }
+        #expect(error?.key == "heart_rate.averaging")
+        #expect(error?.line == 26)
+        #expect(error?.message.contains("25...125") == true)
+    }
+
+    @Test func laterErrorsCanPointAtTheirKey() throws {
+        let board = try BoardFile.parse(text: minimalBoard, file: "b.toml")
+        let error = board.error(key: "accelerometer.address", "example")
+        #expect(error.line == 7)
+        #expect(error.description == "b.toml:7: accelerometer.address: example")
+    }
+
     @Test func aMissingSelectButtonIsNamed() {
         let text = minimalBoard.replacingOccurrences(of: "role = \"select\"", with: "role = \"back\"")
         let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }

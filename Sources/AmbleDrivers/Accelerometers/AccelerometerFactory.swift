@@ -12,6 +12,15 @@ public enum AccelerometerChip: String, CaseIterable, Sendable {
         self.init(rawValue: boardName.lowercased().filter { $0 != "-" && $0 != "_" && $0 != " " })
     }
 
+    /// Output data rates the driver can set, Hz.
+    public var supportedRatesHz: [Double] {
+        switch self {
+        case .lis3dh, .lis2dh12: return LIS3DH.rateCodes.map(\.hz)
+        case .adxl345: return ADXL345.rateCodes.map(\.hz)
+        case .mpu6050: return MPU6050.rateSettings.map(\.hz)
+        }
+    }
+
     /// Address of the common breakouts: LIS3DH/LIS2DH12 0x18 (SA0 low; Adafruit's LIS3DH
     /// pulls it high: 0x19), ADXL345 0x53, MPU-6050 0x68.
     public var defaultAddress: I2CAddress {
