@@ -35,7 +35,7 @@
 /// it (`mayCount`: no peak channel is walking) and after its `notBefore`. The first accepted
 /// estimate of a walk also counts the half window before its slot, and the walk's end the half
 /// window after its last slot (an estimate shows the signal that far either side of its
-/// centre). Steps are so released 4-14 s late.
+/// centre). Steps are so released 4-16 s late.
 ///
 /// Constant memory: scratch copies of the window and its lags for both bands, the
 /// autocorrelation and the last `trackLength` estimates.
@@ -64,11 +64,11 @@ struct RhythmTracker: Sendable {
         /// Largest correlation at a half or a third of a period whose half is shorter than a step.
         var maximumFasterPeriodicity = 0.3
         /// Consecutive estimates that must agree.
-        var trackLength = 6
+        var trackLength = 8
         /// How far their periods may lie from their median, as a fraction of it.
         var trackTolerance = 0.1
         /// Smallest mean periodicity of those estimates.
-        var minimumStrength = 0.35
+        var minimumStrength = 0.4
         /// Smallest robust scale of the band-passed signal in each window, g.
         var minimumScaleG = 0.08
         /// Longest step period counted, seconds (60 steps/min: slower is mindful walking).
