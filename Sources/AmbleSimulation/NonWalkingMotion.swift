@@ -1,7 +1,8 @@
 import RealModule
 
 /// Wrist motion that is not walking, added to a still wearer's reading (gravity in the
-/// band's frame plus sensor noise): the non-walking segments of `SyntheticActivities`.
+/// band's frame plus sensor noise): the non-walking segments of `SyntheticActivities`, and the
+/// large arm movements added to a walking wearer's reading in `walkingWithArmMovements`.
 ///
 /// Each segment is a list of events (a gesture, a key tap, a scrubbing burst, a road bump, a
 /// rail-joint click) drawn at its start from a seeded random source, then summed at each
@@ -59,6 +60,14 @@ struct NonWalkingMotion {
         switch segment {
         case .still, .walking:
             break
+        case .walkingWithArmMovements:
+            var t = t0 + uniform(1, 4)
+            while t < end {
+                let duration = uniform(0.3, 0.6)
+                events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(1, 2.5),
+                                    shape: .gesture(turnRadians: uniform(0.3, 1.0), axis: randomDirection())))
+                t += duration + uniform(2, 5)
+            }
         case .armGestures:
             var t = t0 + uniform(0.3, 2)
             while t < end {

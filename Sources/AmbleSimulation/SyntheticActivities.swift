@@ -14,6 +14,9 @@ public enum SyntheticActivities {
         case still(seconds: Double)
         /// Walking at `cadenceStepsPerMinute` for `seconds`.
         case walking(cadenceStepsPerMinute: Double, seconds: Double)
+        /// Walking while the arm also makes large movements (1-2.5 g out-and-back over
+        /// 0.3-0.6 s, the wrist turning) every 2-5 s: gesturing, adjusting a bag, waving.
+        case walkingWithArmMovements(cadenceStepsPerMinute: Double, seconds: Double)
         /// Reaching, lifting a cup, pointing, scratching: irregular arm movements of 0.4-1.5 s,
         /// 0.2-0.9 g, with the wrist turning, every 1-5 s.
         case armGestures(seconds: Double)
@@ -34,7 +37,7 @@ public enum SyntheticActivities {
 
         public var seconds: Double {
             switch self {
-            case .still(let s), .walking(_, let s), .armGestures(let s), .typing(let s),
+            case .still(let s), .walking(_, let s), .walkingWithArmMovements(_, let s), .armGestures(let s), .typing(let s),
                  .washingUp(let s), .driving(let s), .train(let s), .deskWork(let s):
                 return s
             }
@@ -153,9 +156,10 @@ private struct Renderer {
         let i = segmentIndex(at: t)
         if i != currentSegment {
             currentSegment = i
-            if case .walking(let cadence, _) = segments[i] {
+            switch segments[i] {
+            case .walking(let cadence, _), .walkingWithArmMovements(let cadence, _):
                 wearer.activity = .walking(cadenceStepsPerMinute: cadence)
-            } else {
+            default:
                 wearer.activity = .still
             }
             motion.start(segments[i], at: starts[i])

@@ -113,7 +113,7 @@ case "trace":
         if n > 0 { print("\(formatted(row.timeSeconds, 2)) +\(n) total \(counter.totalSteps) cadence \(formatted(counter.cadenceStepsPerMinute, 1))") }
     }
 case "segments-csv":
-    // e.g. segments-csv still:6,walk100:7.2,wash:240 --seed 5 --rate 25 [--irregular] [--magnitude]
+    // e.g. segments-csv still:6,walk100:7.2,walkarms110:60,wash:240 --seed 5 --rate 25 [--irregular] [--magnitude]
     let spec = arguments.count > 2 ? arguments[2] : "walk100:60"
     var segments: [SyntheticActivities.Segment] = []
     for part in spec.split(separator: ",") {
@@ -129,7 +129,9 @@ case "segments-csv":
         case "train": segments.append(.train(seconds: seconds))
         case "desk": segments.append(.deskWork(seconds: seconds))
         default:
-            if name.hasPrefix("walk"), let cadence = Double(name.dropFirst(4)) {
+            if name.hasPrefix("walkarms"), let cadence = Double(name.dropFirst(8)) {
+                segments.append(.walkingWithArmMovements(cadenceStepsPerMinute: cadence, seconds: seconds))
+            } else if name.hasPrefix("walk"), let cadence = Double(name.dropFirst(4)) {
                 segments.append(.walking(cadenceStepsPerMinute: cadence, seconds: seconds))
             }
         }

@@ -56,4 +56,25 @@ struct CadenceTests {
         let published = cadenceBySecond(recording)
         for second in 15 ..< 44 { #expect(abs(published[second] - cadence) <= cadence * 0.04, "at \(second) s: \(published[second])") }
     }
+
+    /// Large arm movements while walking: where the swing channel gives up, the rhythm
+    /// channel counts and publishes its cadence, some seconds late (docs/steps.md). The arm
+    /// movements also disturb the swing channel's intervals: within 8 %, and published during
+    /// at least 60 of the 89 s (a bout lost to an arm movement may leave a few seconds at 0
+    /// before either channel takes the walk up again).
+    @Test("walking with large arm movements: within 8 % while published, 0 within 8 s of stopping", arguments: [70.0, 85, 100])
+    func walkingWithArmMovements(cadence: Double) {
+        let recording = SyntheticActivities.render(
+            [.still(seconds: 5), .walkingWithArmMovements(cadenceStepsPerMinute: cadence, seconds: 90), .still(seconds: 20)],
+            sampling: .init(rateHz: 25, jitterFraction: 0.2, magnitudeOnly: true), seed: UInt64(cadence) + 40)
+        let published = cadenceBySecond(recording)
+        #expect(published[3] == 0)
+        var shown = 0
+        for second in 6 ..< 95 where published[second] > 0 {
+            shown += 1
+            #expect(abs(published[second] - cadence) <= cadence * 0.08, "at \(second) s: \(published[second])")
+        }
+        #expect(shown >= 60, "published during \(shown) of 89 s")
+        for second in 103 ..< published.count { #expect(published[second] == 0, "at \(second) s: \(published[second])") }
+    }
 }

@@ -56,6 +56,24 @@ struct SyntheticWalkingTests {
         }
     }
 
+    /// Brisk walking while the arm also makes large movements (1-2.5 g for 0.3-0.6 s, every
+    /// 2-5 s), as in real clips where such movements keep the swing channel from confirming a
+    /// bout: the rhythm channel counts by cadence there. Tolerance 6 % (at least 2 steps): it
+    /// counts from about 4 s into the walk (docs/steps.md).
+    @Test("brisk walking with large arm movements", arguments: [70.0, 85, 100, 115, 130], [12.5, 25, 50])
+    func countsWalkingWithArmMovements(cadence: Double, rateHz: Double) {
+        for magnitudeOnly in [false, true] {
+            let seed = UInt64(cadence) * 613 + UInt64(rateHz * 10) + (magnitudeOnly ? 1 : 0)
+            let recording = SyntheticActivities.render(
+                [.still(seconds: 5), .walkingWithArmMovements(cadenceStepsPerMinute: cadence, seconds: 90), .still(seconds: 5)],
+                sampling: plan(rateHz: rateHz, irregular: false, magnitudeOnly: magnitudeOnly), seed: seed)
+            let counted = countSteps(recording, magnitudeOnly: magnitudeOnly).steps
+            let tolerance = max(2, Int((Double(recording.trueSteps) * 0.06).rounded(.up)))
+            #expect(abs(counted - recording.trueSteps) <= tolerance,
+                    "\(cadence) steps/min at \(rateHz) Hz, \(magnitudeOnly ? "magnitude" : "3-axis"): counted \(counted) of \(recording.trueSteps)")
+        }
+    }
+
     @Test("the count does not depend on how the band is worn", arguments: 1 ... 6)
     func orientation(seed: Int) {
         // Each seed gives the synthetic wearer another random wrist orientation.

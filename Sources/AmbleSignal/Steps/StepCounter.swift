@@ -15,13 +15,17 @@
 /// 4. Impulse channel, for slow walking with little arm swing: heel-strike impulses of |a|
 ///    (`ImpulseDetector`) followed by `ImpulseBoutTracker`, which confirms a bout from a long,
 ///    metronome-like train of alike impulses that holds most of the impulse energy.
-/// 5. The swing channel has priority: the impulse channel counts only while the swing channel
-///    is not walking, and a bout confirmed by either releases only steps later than the last
-///    step counted, so no step is counted twice.
+/// 5. Rhythm channel, for brisk walking the peak channels miss (large arm movements between
+///    the steps break their chains): `RhythmTracker` estimates the step period from the
+///    autocorrelation of 8 s of the band-passed signal, large movements masked, and counts
+///    hop / period steps over the time a consistent rhythm covers (cadence integration).
+/// 6. The swing channel has priority: the impulse channel counts only while the swing channel
+///    is not walking, the rhythm channel only while neither is, and a bout confirmed by any
+///    releases only steps later than the last step counted, so no step is counted twice.
 ///
 /// Cadence is the mean of the last 8 step intervals (those within 20 % of their median) of
-/// the channel that is walking, as steps per minute, published once per second of sample
-/// time, and 0 when no bout is under way.
+/// the peak channel that is walking, or the rhythm channel's period, as steps per minute,
+/// published once per second of sample time, and 0 when no bout is under way.
 public struct StepCounter: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Smallest rise of a peak that can be a step, in g (sensor noise floor).
@@ -91,8 +95,11 @@ public struct StepCounter: Sendable {
     private var impulses: ImpulseDetector
     private var impulseLog = ImpulseLog(capacity: 40)
     private var impulseTracker: ImpulseBoutTracker
-    /// Time of the last step counted by either channel, in seconds.
+    private var rhythm: RhythmTracker
+    /// Time of the last step counted by any channel, in seconds.
     private var lastCountedStepSeconds = -Double.infinity
+    /// Time of the last step counted by the swing or the impulse channel, in seconds.
+    private var lastPeakStepSeconds = -Double.infinity
     private var nextCadenceUpdateSeconds: Double?
 
     public init(configuration: Configuration = .init()) {
@@ -122,16 +129,20 @@ public struct StepCounter: Sendable {
         impulseSettings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
         impulseSettings.maximumStepIntervalSeconds = configuration.maximumStepIntervalSeconds
         impulseTracker = ImpulseBoutTracker(settings: impulseSettings)
+        var rhythmSettings = RhythmTracker.Settings()
+        rhythmSettings.sampleRateHz = rate
+        rhythmSettings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
+        rhythm = RhythmTracker(settings: rhythmSettings)
     }
 
     /// Elements held in the counter's buffers: fixed when it is made (constant memory).
     var bufferElementCount: Int {
         history.capacity + highBand.capacity + tracker.bufferElementCount + impulses.bufferElementCount + impulseLog.capacity
-            + impulseTracker.bufferElementCount
+            + impulseTracker.bufferElementCount + rhythm.bufferElementCount
     }
 
     /// Whether a walking bout is under way.
-    public var isWalking: Bool { tracker.isWalking || impulseTracker.isWalking }
+    public var isWalking: Bool { tracker.isWalking || impulseTracker.isWalking || rhythm.isCounting }
 
     /// Feeds one sample; returns the number of steps it completed (0 or more). Steps held
     /// while a bout is unconfirmed are all released by the sample that confirms it.
@@ -141,6 +152,7 @@ public struct StepCounter: Sendable {
         if resampler.didRestart {
             tracker.restart()
             impulseTracker.restart()
+            rhythm.restart()
             if offsetG == nil { offsetG = magnitude }
             detector.reset(to: 0)
             impulses.reset()
@@ -153,11 +165,12 @@ public struct StepCounter: Sendable {
             let filtered = lowPass.process(highPass.process(centred))
             let index = history.count
             history.append(filtered)
-            highBand.append(highBandLowPass.process(highBandHighPass.process(centred)))
+            let high = highBandLowPass.process(highBandHighPass.process(centred))
+            highBand.append(high)
             let committed = tracker.advance(to: time, highBand: highBand, impulses: impulseLog)
             if committed > 0 {
                 steps += committed
-                lastCountedStepSeconds = max(lastCountedStepSeconds, tracker.lastStepTimeSeconds)
+                countedPeakStep(at: tracker.lastStepTimeSeconds)
             }
             impulseTracker.advance(to: time)
             if let candidate = detector.process(filtered, timeSeconds: time, sampleIndex: index) {
@@ -167,7 +180,7 @@ public struct StepCounter: Sendable {
                 if tracker.isWalking, impulseTracker.isWalking { impulseTracker.endBout() }
                 if released > 0 {
                     steps += released
-                    lastCountedStepSeconds = max(lastCountedStepSeconds, tracker.lastStepTimeSeconds)
+                    countedPeakStep(at: tracker.lastStepTimeSeconds)
                 }
             }
             if let impulse = impulses.process(value, timeSeconds: time, sampleIndex: index) {
@@ -176,13 +189,24 @@ public struct StepCounter: Sendable {
                                                       mayConfirm: !tracker.isWalking)
                 if released > 0 {
                     steps += released
-                    lastCountedStepSeconds = max(lastCountedStepSeconds, impulseTracker.lastStepTimeSeconds)
+                    countedPeakStep(at: impulseTracker.lastStepTimeSeconds)
                 }
             }
+            // The rhythm channel counts only where neither peak channel is walking.
+            let rhythmSteps = rhythm.process(band: filtered, highBand: high, timeSeconds: time,
+                                             notBefore: lastPeakStepSeconds + StepCounter.handoverMarginSeconds,
+                                             mayCount: !tracker.isWalking && !impulseTracker.isWalking)
+            steps += rhythmSteps
+            lastCountedStepSeconds = max(lastCountedStepSeconds, rhythm.lastStepTimeSeconds)
         }
         totalSteps += steps
         updateCadence(at: sample.timeSeconds)
         return steps
+    }
+
+    private mutating func countedPeakStep(at timeSeconds: Double) {
+        lastCountedStepSeconds = max(lastCountedStepSeconds, timeSeconds)
+        lastPeakStepSeconds = max(lastPeakStepSeconds, timeSeconds)
     }
 
     private mutating func updateCadence(at timeSeconds: Double) {
@@ -195,6 +219,8 @@ public struct StepCounter: Sendable {
             cadenceStepsPerMinute = tracker.cadenceStepsPerMinute()
         } else if impulseTracker.isWalking {
             cadenceStepsPerMinute = impulseTracker.cadenceStepsPerMinute()
+        } else if rhythm.isCounting {
+            cadenceStepsPerMinute = rhythm.cadenceStepsPerMinute
         } else {
             cadenceStepsPerMinute = 0
         }
