@@ -62,7 +62,7 @@ let package = Package(
         ]),
         /// The band's own store: sessions as they are recorded, calibration, settings.
         .target(name: "AmbleBandStore", dependencies: [
-            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleModel", "AmbleStoreSupport", "AmbleSync", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// The laptop's store: sessions pulled from any number of bands.
         .target(name: "AmbleCompanionStore", dependencies: [

@@ -130,8 +130,7 @@ public enum BandAssembly {
         let serial = try options.serialPath.map { path in
             do { return try LinuxSerialPort(path: path, baudRate: options.serialBaudRate) } catch { throw BandStartError("serial \(error)") }
         }
-        let provider = StoreSessionProvider(store: store, identity: identity)
-        let sync = listener == nil && serial == nil ? nil : SyncService(provider: provider, listener: listener, serialPath: options.serialPath, serialBaudRate: options.serialBaudRate, serial: serial, logger: logger)
+        let sync = listener == nil && serial == nil ? nil : SyncService(provider: store, listener: listener, serialPath: options.serialPath, serialBaudRate: options.serialBaudRate, serial: serial, logger: logger)
         if let listener { logger.info("serving sessions on \(listener.boundAddress) (band \(identity.name), id \(identity.id))") }
         if let serial { logger.info("serving sessions on serial \(serial.peerName) at \(options.serialBaudRate) baud") }
 

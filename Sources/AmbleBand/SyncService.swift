@@ -5,25 +5,6 @@ import AmbleModel
 import AmbleSync
 import Logging
 
-/// The band's store as the sync protocol reads it.
-final class StoreSessionProvider: SessionProvider {
-    let store: BandStore
-    let identity: BandIdentity
-
-    init(store: BandStore, identity: BandIdentity) {
-        self.store = store
-        self.identity = identity
-    }
-
-    func bandIdentity() throws -> (id: String, name: String) { (identity.id, identity.name) }
-
-    func finishedSessions(afterID: Int64?) throws -> [SessionListing] {
-        try store.finishedSessions(afterID: afterID).map { SessionListing(id: $0.id, summary: $0.summary) }
-    }
-
-    func session(id: Int64) throws -> SessionRecord? { try store.session(id: id) }
-}
-
 /// Serves sessions over TCP (a few companions at once) and over a serial line, which is
 /// reopened after a hang-up or an error (unplugging the cable ends a serial sync).
 final class SyncService {
@@ -31,7 +12,7 @@ final class SyncService {
     static let maximumConnections = 4
     static let serialReopenSeconds = 5.0
 
-    private let provider: StoreSessionProvider
+    private let provider: BandStore
     private let listener: TCPListener?
     private var connections: [SyncServerConnection] = []
     private let serialPath: String?
@@ -41,7 +22,7 @@ final class SyncService {
     private var acceptPausedUntil = 0.0
     private let logger: Logger
 
-    init(provider: StoreSessionProvider, listener: TCPListener?, serialPath: String?, serialBaudRate: Int, serial: (any ByteStream)?, logger: Logger) {
+    init(provider: BandStore, listener: TCPListener?, serialPath: String?, serialBaudRate: Int, serial: (any ByteStream)?, logger: Logger) {
         self.provider = provider
         self.listener = listener
         self.serialPath = serialPath

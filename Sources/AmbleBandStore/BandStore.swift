@@ -1,5 +1,6 @@
 import AmbleModel
 import AmbleStoreSupport
+import AmbleSync
 import GRDB
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -15,18 +16,6 @@ public struct BandIdentity: Equatable, Sendable, Codable {
     public init(id: String, name: String) {
         self.id = id
         self.name = name
-    }
-}
-
-/// A finished session as the band lists it for sync.
-public struct StoredSession: Equatable, Sendable {
-    /// The band's own id for this session (increasing; never reused).
-    public var id: Int64
-    public var summary: SessionSummary
-
-    public init(id: Int64, summary: SessionSummary) {
-        self.id = id
-        self.summary = summary
     }
 }
 
@@ -142,10 +131,10 @@ public final class BandStore: Sendable {
     // MARK: Reading
 
     /// Finished sessions with an id above `afterID` (all when nil), oldest first.
-    public func finishedSessions(afterID: Int64? = nil) throws -> [StoredSession] {
+    public func finishedSessions(afterID: Int64? = nil) throws -> [SessionListing] {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM session WHERE end_unix IS NOT NULL AND id > ? ORDER BY id", arguments: [afterID ?? 0])
-                .compactMap { row in SessionTables.summary(from: row).map { StoredSession(id: row["id"], summary: $0) } }
+                .compactMap { row in SessionTables.summary(from: row).map { SessionListing(id: row["id"], summary: $0) } }
         }
     }
 
@@ -156,5 +145,13 @@ public final class BandStore: Sendable {
                   let summary = SessionTables.summary(from: row) else { return nil }
             return SessionRecord(summary: summary, seconds: try SessionTables.seconds(db, sessionID: id))
         }
+    }
+}
+
+extension BandStore: SessionProvider {
+    /// The identity made at the band's first start (named then from its board file).
+    public func bandIdentity() throws -> (id: String, name: String) {
+        let identity = try identity(defaultName: "Amble band")
+        return (identity.id, identity.name)
     }
 }

@@ -54,10 +54,6 @@ struct KeyLocator {
         return lines
     }
 
-    /// Keys written in `table` (for spotting misspellings).
-    func keys(table: String, index: Int? = nil) -> [(key: String, line: Int)] {
-        entries.filter { $0.table == table && $0.index == index && $0.key != nil }.map { ($0.key!, $0.line) }
-    }
 }
 
 extension Substring {

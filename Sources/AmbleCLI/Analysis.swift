@@ -162,8 +162,6 @@ func formatSeconds(_ value: Double) -> String {
     return String(rounded)
 }
 
-func formatBPM(_ value: Double) -> String { formatOne(value) }
-
 func formatTwo(_ value: Double) -> String {
     let hundredths = Int((value * 100).rounded())
     let fraction = abs(hundredths) % 100

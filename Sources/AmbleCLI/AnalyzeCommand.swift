@@ -88,7 +88,7 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
         if csv {
             var out = "time_s,bpm\n"
             for row in rows.rows {
-                out += formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatBPM($0.bpm) } ?? "") + "\n"
+                out += formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatOne($0.bpm) } ?? "") + "\n"
             }
             print(out, terminator: "")
         } else {

@@ -61,7 +61,6 @@ public final class EmulatedI2CBus: I2CBus {
         }
     }
 
-    public func isPlugged(_ address: I2CAddress) -> Bool { !unplugged.contains(address) }
 
     public func write(address: I2CAddress, bytes: [UInt8]) throws(I2CError) {
         let device = try deviceFor(address, register: bytes.first)

@@ -11,9 +11,3 @@ public protocol PPGSource: AnyObject {
     func opticalCounts(atSeconds time: Double) -> (red: Double, infrared: Double)
 }
 
-/// A source that is not moving and not worn: 1 g along z, no light.
-public final class RestingSource: AccelerationSource, PPGSource {
-    public init() {}
-    public func accelerationG(atSeconds time: Double) -> (x: Double, y: Double, z: Double) { (0, 0, 1) }
-    public func opticalCounts(atSeconds time: Double) -> (red: Double, infrared: Double) { (900, 1100) }
-}

@@ -25,8 +25,4 @@ public final class ManualClock: BandClock {
         nowSeconds += seconds
     }
 
-    public func set(seconds: Double) {
-        precondition(seconds >= nowSeconds, "time only moves forward")
-        nowSeconds = seconds
-    }
 }

@@ -5,18 +5,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A finished session as the band lists it.
-public struct SessionListing: Codable, Equatable, Sendable {
-    /// The band's id for the session.
-    public var id: Int64
-    public var summary: SessionSummary
-
-    public init(id: Int64, summary: SessionSummary) {
-        self.id = id
-        self.summary = summary
-    }
-}
-
 /// Everything said on the sync link, in both directions. One message per frame, JSON-encoded.
 public enum SyncMessage: Codable, Equatable, Sendable {
     // Companion -> band

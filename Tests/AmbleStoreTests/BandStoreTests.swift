@@ -24,7 +24,7 @@ struct BandStoreTests {
         let summary = SessionTally(seconds).summary(kind: .mindfulWalk, startUnixSeconds: 1000, endUnixSeconds: 1060, parameters: walkParameters())
         try store.endSession(sessionID: id, summary: summary)
         let listed = try store.finishedSessions()
-        #expect(listed == [StoredSession(id: id, summary: summary)])
+        #expect(listed == [SessionListing(id: id, summary: summary)])
         let record = try #require(try store.session(id: id))
         #expect(record.seconds == seconds)
         #expect(record.summary.steps == 90)

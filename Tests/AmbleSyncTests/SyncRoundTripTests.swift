@@ -6,32 +6,18 @@ import AmbleSync
 import Foundation
 import Testing
 
-/// The band's store behind the sync protocol, as ambled wires it.
-final class BandStoreProvider: SessionProvider {
-    let store: BandStore
-    init(store: BandStore) { self.store = store }
-    func bandIdentity() throws -> (id: String, name: String) {
-        let identity = try store.identity(defaultName: "Round-trip band")
-        return (identity.id, identity.name)
-    }
-    func finishedSessions(afterID: Int64?) throws -> [SessionListing] {
-        try store.finishedSessions(afterID: afterID).map { SessionListing(id: $0.id, summary: $0.summary) }
-    }
-    func session(id: Int64) throws -> SessionRecord? { try store.session(id: id) }
-}
-
 /// Runs a sync server on loopback in a thread of its own until told to stop. Only that
 /// thread touches the listener and the connections.
 final class LoopbackBand: @unchecked Sendable {
     let listener: TCPListener
-    let provider: BandStoreProvider
+    let provider: BandStore
     private var connections: [SyncServerConnection] = []
     private let lock = NSLock()
     private var running = true
 
     init(store: BandStore) throws {
         listener = try TCPListener(bindingTo: HostPort(host: "127.0.0.1", port: 0))
-        provider = BandStoreProvider(store: store)
+        provider = store
         Thread { [self] in serve() }.start()
     }
 
@@ -114,7 +100,7 @@ struct SyncRoundTripTests {
         try fill(bandStore, sessions: 1, secondsEach: 3600)  // an hour: about 0.7 MB of JSON
         let pair = try PseudoTerminalPair.open()
         let companion = try LinuxSerialPort(path: pair.subordinatePath, baudRate: 115_200)
-        let server = SyncServerConnection(stream: pair.controller, provider: BandStoreProvider(store: bandStore))
+        let server = SyncServerConnection(stream: pair.controller, provider: bandStore)
         let client = SyncClient(stream: companion)
         try client.channel.send(.getSession(id: 1))
         // The companion reads nothing yet: each service() returns at once with data still queued.
@@ -160,7 +146,7 @@ struct SyncRoundTripTests {
         let bandStore = try BandStore(path: nil)
         try fill(bandStore, sessions: 2, secondsEach: 120)
         let pair = try PseudoTerminalPair.open()
-        let server = SyncServerConnection(stream: pair.controller, provider: BandStoreProvider(store: bandStore))
+        let server = SyncServerConnection(stream: pair.controller, provider: bandStore)
         let port = try LinuxSerialPort(path: pair.subordinatePath, baudRate: 115_200)
         let box = ServerBox(server)
         Thread { box.serve() }.start()

@@ -18,8 +18,6 @@ public struct HapticsPlayer: Sendable {
         startSeconds = now
     }
 
-    public mutating func stop() { pattern = nil }
-
     /// Whether the motor should be on at `now`; ends the pattern once it is over.
     public mutating func motorShouldRun(now: Double) -> Bool {
         guard let pattern else { return false }
