@@ -58,6 +58,22 @@ struct ImpulseBoutTracker: Sendable {
         var latestStepFraction = 1.4
         /// Steps that may be missed in a row and still be counted when the rhythm goes on.
         var maximumMissedSteps = 2
+        /// Half-width of the waveform of |a| kept around each impulse, samples at the fixed
+        /// rate (8 at 25 Hz: 0.32 s either side, a heel strike and what follows it).
+        var shapeHalfWidth = 8
+        /// Chains whose impulses have alike waveforms (median correlation of each with the
+        /// mean of the others at least `minimumShapeLikeness`) are walking with looser energy
+        /// checks: `alikeMaximumOthersPerStep` and `alikeMinimumExplainedFraction`.
+        var minimumShapeLikeness = 0.8
+        var alikeMaximumOthersPerStep = 1.0
+        var alikeMinimumExplainedFraction = 0.4
+        /// Shortest period for those looser checks, seconds: slow walking. Brisker rhythms
+        /// between arm movements are the rhythm channel's (`RhythmTracker`, up to 1.0 s), and
+        /// alike impulses every other brisk step are a stride.
+        var alikeMinimumPeriodSeconds = 1.0
+        /// A bout confirmed by its alike waveforms follows only impulses whose waveform
+        /// correlates at least this much with the chain's mean waveform.
+        var alikeMinimumFollowCorrelation = 0.3
     }
 
     let settings: Settings
@@ -72,6 +88,16 @@ struct ImpulseBoutTracker: Sendable {
     private var bestChain: [Int]
     private var chainIntervals: [Double]
     private var scratch: RecentValues
+    // Waveform of |a| around each impulse (mean removed), `shapeLength` values per ring slot;
+    // `hasShape` false when the history no longer held it.
+    private let shapeLength: Int
+    private var shapes: [Double]
+    private var hasShape: [Bool]
+    private var shapeSum: [Double]
+    /// Mean waveform of the confirming chain of a bout confirmed by its alike waveforms.
+    private var template: [Double]
+    private var followsTemplate = false
+    private var lastLikeness = 0.0
 
     private(set) var isWalking = false
     /// Current step period while walking, in seconds.
@@ -90,12 +116,18 @@ struct ImpulseBoutTracker: Sendable {
         bestChain = chain
         chainIntervals = times
         scratch = RecentValues(capacity: n)
+        shapeLength = 2 * settings.shapeHalfWidth + 1
+        shapes = [Double](repeating: 0, count: n * shapeLength)
+        hasShape = [Bool](repeating: false, count: n)
+        shapeSum = [Double](repeating: 0, count: shapeLength)
+        template = shapeSum
     }
 
     /// Elements held (fixed at init).
     var bufferElementCount: Int {
         times.count + amplitudes.count + chain.count + bestChain.count + chainIntervals.count
-            + scratch.capacity + intervals.capacity + cadenceIntervals.capacity
+            + scratch.capacity + intervals.capacity + cadenceIntervals.capacity + shapes.count + hasShape.count
+            + shapeSum.count + template.count
     }
 
     /// Steps per minute over the last 8 step intervals (those within 20 % of their median);
@@ -125,15 +157,18 @@ struct ImpulseBoutTracker: Sendable {
 
     /// Feeds one impulse; returns the steps it completes. A confirmed chain releases its steps
     /// later than `notBefore` (earlier ones were counted by the other channel); with
-    /// `mayConfirm` false the impulse is only remembered.
-    mutating func process(_ impulse: StepCandidate, notBefore: Double, mayConfirm: Bool) -> Int {
+    /// `mayConfirm` false the impulse is only remembered. `magnitude` is the fixed-rate |a|,
+    /// indexed as the impulse's `sampleIndex`, from which its waveform is kept.
+    mutating func process(_ impulse: StepCandidate, magnitude: SignalHistory? = nil, notBefore: Double,
+                          mayConfirm: Bool) -> Int {
         advance(to: impulse.timeSeconds)
-        if isWalking { return follow(impulse) }
+        if isWalking { return follow(impulse, magnitude: magnitude) }
         let sequence = nextSequence
         nextSequence += 1
         let s = sequence % settings.capacity
         times[s] = impulse.timeSeconds
         amplitudes[s] = impulse.amplitudeG
+        storeShape(slot: s, around: impulse.sampleIndex, magnitude: magnitude)
         while oldestUsableSequence < sequence, sequence - oldestUsableSequence >= settings.capacity
                 || impulse.timeSeconds - times[oldestUsableSequence % settings.capacity] > settings.horizonSeconds {
             oldestUsableSequence += 1
@@ -142,15 +177,72 @@ struct ImpulseBoutTracker: Sendable {
         return search(newest: sequence, notBefore: notBefore)
     }
 
+    /// Keeps the waveform of |a| around `index`, its mean removed.
+    private mutating func storeShape(slot: Int, around index: Int, magnitude: SignalHistory?) {
+        hasShape[slot] = false
+        guard let magnitude else { return }
+        let h = settings.shapeHalfWidth, base = slot * shapeLength
+        var mean = 0.0
+        for j in 0 ..< shapeLength {
+            guard let v = magnitude.value(at: index - h + j) else { return }
+            shapes[base + j] = v
+            mean += v
+        }
+        mean /= Double(shapeLength)
+        for j in 0 ..< shapeLength { shapes[base + j] -= mean }
+        hasShape[slot] = true
+    }
+
+    /// How alike the waveforms of the chain's impulses are: the median over members of the
+    /// correlation of each with the mean of the others; 0 when a waveform is missing.
+    private mutating func shapeLikeness(length: Int) -> Double {
+        guard length >= 3 else { return 0 }
+        for j in 0 ..< shapeLength { shapeSum[j] = 0 }
+        for m in 0 ..< length {
+            let slot = chain[m] % settings.capacity
+            guard hasShape[slot] else { return 0 }
+            let base = slot * shapeLength
+            for j in 0 ..< shapeLength { shapeSum[j] += shapes[base + j] }
+        }
+        scratch.removeAll()
+        for m in 0 ..< length {
+            let base = (chain[m] % settings.capacity) * shapeLength
+            var sxy = 0.0, sxx = 0.0, syy = 0.0
+            for j in 0 ..< shapeLength {
+                // Both have zero mean: the waveforms do, and so does the sum of the others.
+                let x = shapes[base + j], y = shapeSum[j] - x
+                sxy += x * y; sxx += x * x; syy += y * y
+            }
+            let d = (sxx * syy).squareRoot()
+            scratch.append(d > 1e-12 ? sxy / d : 0)
+        }
+        return scratch.median()
+    }
+
     // MARK: Following
 
-    private mutating func follow(_ impulse: StepCandidate) -> Int {
+    private mutating func follow(_ impulse: StepCandidate, magnitude: SignalHistory?) -> Int {
         let t = stepPeriodSeconds
         let dt = impulse.timeSeconds - lastStepTimeSeconds
         guard dt >= settings.earliestStepFraction * t else { return 0 }
         let n = Int((dt / t).rounded())
         guard n >= 1, n <= settings.maximumMissedSteps + 1,
               abs(dt - Double(n) * t) <= (settings.latestStepFraction - 1) * t else { return 0 }
+        if followsTemplate {
+            // Keep to the steps' waveform: the arm's movements between steps are let through.
+            let slot = nextSequence % settings.capacity
+            storeShape(slot: slot, around: impulse.sampleIndex, magnitude: magnitude)
+            guard hasShape[slot] else { return 0 }
+            let base = slot * shapeLength
+            var sxy = 0.0, sxx = 0.0, syy = 0.0
+            for j in 0 ..< shapeLength {
+                let x = shapes[base + j], y = template[j]
+                sxy += x * y; sxx += x * x; syy += y * y
+            }
+            let d = (sxx * syy).squareRoot()
+            hasShape[slot] = false
+            guard d > 1e-12, sxy / d >= settings.alikeMinimumFollowCorrelation else { return 0 }
+        }
         lastStepTimeSeconds = impulse.timeSeconds
         intervals.append(dt / Double(n))
         cadenceIntervals.append(dt / Double(n))
@@ -244,11 +336,17 @@ struct ImpulseBoutTracker: Sendable {
         }
         let explained = spanEnergy > 0 ? chainEnergy / spanEnergy : 0
         let othersPerStep = Double(comparable - length) / Double(length)
-        return othersPerStep <= settings.maximumOthersPerStep && explained >= settings.minimumExplainedFraction
+        if othersPerStep <= settings.maximumOthersPerStep, explained >= settings.minimumExplainedFraction { return true }
+        // Steps leave alike waveforms; the arm's movements between them may then add up to
+        // about one comparable impulse per step (a heel strike and the settling after it).
+        guard period >= settings.alikeMinimumPeriodSeconds, othersPerStep <= settings.alikeMaximumOthersPerStep,
+              explained >= settings.alikeMinimumExplainedFraction else { return false }
+        lastLikeness = shapeLikeness(length: length)
+        return lastLikeness >= settings.minimumShapeLikeness
     }
 
     private mutating func search(newest: Int, notBefore: Double) -> Int {
-        var bestLength = 0, bestPeriod = 0.0, bestScore = Int.min
+        var bestLength = 0, bestPeriod = 0.0, bestScore = Int.min, bestAlike = false
         var previous = newest - 1
         while previous >= oldestUsableSequence {
             let interval = time(newest) - time(previous)
@@ -259,7 +357,12 @@ struct ImpulseBoutTracker: Sendable {
             guard built.length >= settings.stepsToConfirm,
                   time(newest) - time(chain[built.length - 1]) >= settings.minimumSpanSeconds else { continue }
             let score = built.length - 2 * built.misses
+            lastLikeness = 0
             guard score > bestScore, isWalkingRhythm(length: built.length, misses: built.misses, period: built.period) else { continue }
+            bestAlike = lastLikeness > 0
+            if bestAlike {
+                for j in 0 ..< shapeLength { template[j] = shapeSum[j] }
+            }
             bestScore = score
             bestLength = built.length
             bestPeriod = built.period
@@ -282,6 +385,7 @@ struct ImpulseBoutTracker: Sendable {
             if t > notBefore { steps += 1 }
         }
         isWalking = true
+        followsTemplate = bestAlike
         stepPeriodSeconds = bestPeriod
         lastStepTimeSeconds = time(newest)
         intervals.removeAll()

@@ -18,6 +18,12 @@ struct SignalHistory: Sendable {
         count += 1
     }
 
+    /// The value at absolute index `index`, or nil when it is not (or no longer) held.
+    func value(at index: Int) -> Double? {
+        guard index >= 0, index < count, index >= count - values.count else { return nil }
+        return values[index % values.count]
+    }
+
     /// Pearson correlation of x[i] with x[i + lagSamples] for i in start ..< end - lag, with
     /// `start` and `end` absolute indices (end exclusive). The stretch is clipped to what is
     /// still held. Returns 0 when fewer than 4 pairs remain.

@@ -95,6 +95,9 @@ public struct StepCounter: Sendable {
     private var impulses: ImpulseDetector
     private var impulseLog = ImpulseLog(capacity: 40)
     private var impulseTracker: ImpulseBoutTracker
+    /// The fixed-rate |a| around the latest impulse (its waveform): an impulse comes at most
+    /// about 12 samples late, and its waveform reaches 8 samples either side.
+    private var magnitudes = SignalHistory(capacity: 32)
     private var rhythm: RhythmTracker
     /// Time of the last step counted by any channel, in seconds.
     private var lastCountedStepSeconds = -Double.infinity
@@ -138,7 +141,7 @@ public struct StepCounter: Sendable {
     /// Elements held in the counter's buffers: fixed when it is made (constant memory).
     var bufferElementCount: Int {
         history.capacity + highBand.capacity + tracker.bufferElementCount + impulses.bufferElementCount + impulseLog.capacity
-            + impulseTracker.bufferElementCount + rhythm.bufferElementCount
+            + impulseTracker.bufferElementCount + rhythm.bufferElementCount + magnitudes.capacity
     }
 
     /// Whether a walking bout is under way.
@@ -167,6 +170,7 @@ public struct StepCounter: Sendable {
             history.append(filtered)
             let high = highBandLowPass.process(highBandHighPass.process(centred))
             highBand.append(high)
+            magnitudes.append(value)
             let committed = tracker.advance(to: time, highBand: highBand, impulses: impulseLog)
             if committed > 0 {
                 steps += committed
@@ -185,7 +189,7 @@ public struct StepCounter: Sendable {
             }
             if let impulse = impulses.process(value, timeSeconds: time, sampleIndex: index) {
                 impulseLog.append(impulse.timeSeconds)
-                let released = impulseTracker.process(impulse, notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
+                let released = impulseTracker.process(impulse, magnitude: magnitudes, notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
                                                       mayConfirm: !tracker.isWalking)
                 if released > 0 {
                     steps += released
