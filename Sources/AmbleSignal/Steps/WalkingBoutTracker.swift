@@ -185,10 +185,11 @@ struct WalkingBoutTracker: Sendable {
     /// `impulses` the recent heel-strike impulses. A bout confirmed now releases only its steps
     /// later than `notBefore` (the earlier ones were counted by the impulse channel).
     mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory,
-                          impulses: ImpulseLog, notBefore: Double = -.infinity) -> Int {
+                          impulses: ImpulseLog, notBefore: Double = -.infinity, heelStrikePeriod: Double? = nil) -> Int {
         let steps = advance(to: candidate.timeSeconds, highBand: highBand, impulses: impulses)
         if isWalking { return steps + follow(candidate, highBand: highBand, impulses: impulses) }
-        return steps + search(candidate, history: history, highBand: highBand, impulses: impulses, notBefore: notBefore)
+        return steps + search(candidate, history: history, highBand: highBand, impulses: impulses, notBefore: notBefore,
+                              heelStrikePeriod: heelStrikePeriod)
     }
 
     // MARK: Following
@@ -369,7 +370,7 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func search(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog,
-                                 notBefore: Double) -> Int {
+                                 notBefore: Double, heelStrikePeriod: Double?) -> Int {
         let capacity = settings.chainCapacity
         let newest = nextSequence
         nextSequence += 1
@@ -401,13 +402,14 @@ struct WalkingBoutTracker: Sendable {
         let recent = candidate.timeSeconds - boutEndTime <= settings.resumeWindowSeconds
         guard bestLength >= (recent ? settings.stepsToResume : settings.stepsToConfirm) else { return 0 }
         return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent,
-                       history: history, highBand: highBand, impulses: impulses, notBefore: notBefore)
+                       history: history, highBand: highBand, impulses: impulses, notBefore: notBefore,
+                       heelStrikePeriod: heelStrikePeriod)
     }
 
     /// Rebuilds the best chain ending at `newest` and checks it; returns the steps released
     /// (those later than `notBefore`).
     private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory,
-                                  highBand: SignalHistory, impulses: ImpulseLog, notBefore: Double) -> Int {
+                                  highBand: SignalHistory, impulses: ImpulseLog, notBefore: Double, heelStrikePeriod: Double?) -> Int {
         let capacity = settings.chainCapacity
         let lowest = max(oldestUsableSequence, newest - capacity + 1)
         // Walk back through the chain, newest first.
@@ -517,6 +519,11 @@ struct WalkingBoutTracker: Sendable {
             if Double(middlesFound) >= 0.75 * Double(members - 1) {
                 halved = true
                 steps += middlesAfter
+            } else if let heelStrikes = heelStrikePeriod, abs(period / 2 - heelStrikes) <= settings.intervalTolerance * 0.5 * (period / 2 + heelStrikes) {
+                // The impulse channel walks on heel strikes at half the chain's period: the
+                // chain follows the arm swing, one peak per stride.
+                halved = true
+                steps += intervalsAfter
             } else if highBand.correlation(start: start, end: end, lagSamples: Int((Double(lag) / 2).rounded())) >= settings.minimumHalfPeriodicity,
                       midpointsHoldSteps(members - 1, window: 0.3, impulses, midpoint: { m in
                           0.5 * (self.times[self.slot(self.scratchChain[m])] + self.times[self.slot(self.scratchChain[m + 1])])
