@@ -123,6 +123,11 @@ struct WalkingBoutTracker: Sendable {
     /// Times of the last 8 steps (ring), to tell whether the bout is on the heel strikes.
     private var recentStepTimes: [Double]
     private var recentStepCount = 0
+    /// Intervals counted as one step each since a bout was confirmed without halving, and
+    /// the period it was confirmed at: when following later finds that the same rhythm goes
+    /// stride by stride, those intervals were strides too (nil once halved or not tracked).
+    private var unhalvedIntervals: Int?
+    private var confirmedPeriod = 0.0
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
 
@@ -291,8 +296,14 @@ struct WalkingBoutTracker: Sendable {
         recentMidpoints.append(lastStepTime - 0.5 * dt / Double(n))
         // Off the heel strikes, the heel strikes are what lies between the "steps": no halving.
         let offTheStrikes = isOffTheHeelStrikes(impulses)
+        if let counted = unhalvedIntervals {
+            // Only while the rhythm stays the one confirmed: a drifting bout may have
+            // changed what it follows.
+            let steady = abs(dt / Double(n) - confirmedPeriod) <= 0.5 * settings.intervalTolerance * confirmedPeriod
+            unhalvedIntervals = steady ? counted + n : nil
+        }
         if middles.count == 4, middles.sum >= 3, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds, !offTheStrikes {
-            steps += Int(middles.sum)
+            steps += Int(middles.sum) + strideBackfill(recent: middles.count)
             halvePeriod()
             return steps
         }
@@ -306,14 +317,25 @@ struct WalkingBoutTracker: Sendable {
             if highBand.correlation(start: start, end: candidate.sampleIndex + 2, lagSamples: lag) >= settings.minimumHalfPeriodicity,
                midpointsHoldSteps(midpoints.count, window: 0.2 * stepPeriodSeconds, impulses, midpoint: { midpoints.value(at: $0) }),
                !offTheStrikes {
-                steps += 4
+                steps += 4 + strideBackfill(recent: 4)
                 halvePeriod()
             }
         }
         return steps
     }
 
+    /// Steps hidden in the intervals counted before the last `recent` ones, when the bout was
+    /// confirmed without halving and its rhythm has not changed since (within the chains'
+    /// interval tolerance): the arm swing showed one peak per stride from the start.
+    private func strideBackfill(recent: Int) -> Int {
+        guard let counted = unhalvedIntervals, counted > recent,
+              abs(stepPeriodSeconds - confirmedPeriod) <= settings.intervalTolerance * 0.5 * (stepPeriodSeconds + confirmedPeriod)
+        else { return 0 }
+        return counted - recent
+    }
+
     private mutating func halvePeriod() {
+        unhalvedIntervals = nil
         stepPeriodSeconds /= 2
         intervals.removeAll()
         intervals.append(stepPeriodSeconds)
@@ -327,6 +349,7 @@ struct WalkingBoutTracker: Sendable {
 
     private mutating func endBout() {
         held = nil
+        unhalvedIntervals = nil
         recentMidpoints.removeAll()
         isWalking = false
         boutEndTime = lastStepTime
@@ -546,6 +569,8 @@ struct WalkingBoutTracker: Sendable {
         }
 
         isWalking = true
+        unhalvedIntervals = halved ? nil : intervalsAfter
+        confirmedPeriod = stepPeriod
         stepPeriodSeconds = stepPeriod
         intervals.removeAll()
         intervals.append(stepPeriod)
