@@ -93,6 +93,9 @@ struct WalkingBoutTracker: Sendable {
     private var sequence: [Int]
     private var chainLength: [Int16]
     private var scratchChain: [Int]
+    /// Times of the last `2 x chainCapacity` candidates (by sequence), to follow a confirmed
+    /// chain's rhythm back to the start of the walk.
+    private var earlierTimes: [Double]
     private var nextSequence = 0
     private var oldestUsableSequence = 0
 
@@ -140,6 +143,7 @@ struct WalkingBoutTracker: Sendable {
         sequence = [Int](repeating: -1, count: n)
         chainLength = [Int16](repeating: 0, count: n * n)
         scratchChain = [Int](repeating: 0, count: n)
+        earlierTimes = [Double](repeating: 0, count: 2 * n)
         windowCandidates = [StepCandidate](repeating: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0), count: 4)
         windowScores = [Double](repeating: 0, count: 4)
         recentStepTimes = [Double](repeating: 0, count: 8)
@@ -147,7 +151,7 @@ struct WalkingBoutTracker: Sendable {
 
     /// Elements held in the tracker's buffers (fixed at init).
     var bufferElementCount: Int {
-        times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count
+        times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count + earlierTimes.count
             + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity + recentMidpoints.capacity
             + 3 * windowCandidates.count + windowScores.count + recentStepTimes.count
     }
@@ -358,16 +362,24 @@ struct WalkingBoutTracker: Sendable {
     }
 
     /// Steps before the confirmed chain that keep its rhythm (a gap in the data or a stray
-    /// peak broke the chain there): followed backwards as `follow` does forwards, as far as
-    /// `notBefore`.
-    private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double) -> Int {
+    /// peak broke the chain there, or the irregular first steps of a walk kept the chain
+    /// from passing): followed backwards as `follow` does forwards through the last
+    /// `2 x chainCapacity` candidates, as far as `notBefore`. Beyond the `chainCapacity` the
+    /// chain was searched in, the rhythm alone is not enough: the followed candidates must be
+    /// heel strikes, and the first that is not ends the walk's start.
+    private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double, impulses: ImpulseLog) -> Int {
+        let newest = nextSequence - 1
         var steps = 0
+        let times = earlierTimes
+        func slot(_ seq: Int) -> Int { seq % times.count }
         var previous = times[slot(first)]
         var q = first - 1
         while q >= lowest {
             let dt = previous - times[slot(q)]
             q -= 1
             if dt < settings.earliestStepFraction * period { continue }
+            // Beyond the candidates the chain was searched in, only heel strikes are steps.
+            if q + 1 <= newest - settings.chainCapacity, !isHeelStrike(times[slot(q + 1)], impulses) { break }
             let n = Int((dt / period).rounded())
             if n >= 1, n <= settings.maximumMissedSteps + 1, abs(dt - Double(n) * period) <= (settings.latestStepFraction - 1) * period {
                 if times[slot(q + 1)] <= notBefore { break }
@@ -399,6 +411,7 @@ struct WalkingBoutTracker: Sendable {
         nextSequence += 1
         let s = slot(newest)
         times[s] = candidate.timeSeconds
+        earlierTimes[newest % earlierTimes.count] = candidate.timeSeconds
         amplitudes[s] = candidate.amplitudeG
         indices[s] = candidate.sampleIndex
         sequence[s] = newest
@@ -565,7 +578,8 @@ struct WalkingBoutTracker: Sendable {
         }
 
         if times[slot(scratchChain[0])] - stepPeriod > notBefore {
-            steps += extendBackwards(from: scratchChain[0], lowest: lowest, period: stepPeriod, notBefore: notBefore)
+            let earliest = max(oldestUsableSequence, newest - earlierTimes.count + 1)
+            steps += extendBackwards(from: scratchChain[0], lowest: earliest, period: stepPeriod, notBefore: notBefore, impulses: impulses)
         }
 
         isWalking = true
