@@ -93,6 +93,9 @@ struct WalkingBoutTracker: Sendable {
     private var sequence: [Int]
     private var chainLength: [Int16]
     private var scratchChain: [Int]
+    /// Times of the last `2 x chainCapacity` candidates (by sequence), to follow a confirmed
+    /// chain's rhythm back to the start of the walk.
+    private var earlierTimes: [Double]
     private var nextSequence = 0
     private var oldestUsableSequence = 0
 
@@ -123,6 +126,11 @@ struct WalkingBoutTracker: Sendable {
     /// Times of the last 8 steps (ring), to tell whether the bout is on the heel strikes.
     private var recentStepTimes: [Double]
     private var recentStepCount = 0
+    /// Intervals counted as one step each since a bout was confirmed without halving, and
+    /// the period it was confirmed at: when following later finds that the same rhythm goes
+    /// stride by stride, those intervals were strides too (nil once halved or not tracked).
+    private var unhalvedIntervals: Int?
+    private var confirmedPeriod = 0.0
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
 
@@ -135,6 +143,7 @@ struct WalkingBoutTracker: Sendable {
         sequence = [Int](repeating: -1, count: n)
         chainLength = [Int16](repeating: 0, count: n * n)
         scratchChain = [Int](repeating: 0, count: n)
+        earlierTimes = [Double](repeating: 0, count: 2 * n)
         windowCandidates = [StepCandidate](repeating: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0), count: 4)
         windowScores = [Double](repeating: 0, count: 4)
         recentStepTimes = [Double](repeating: 0, count: 8)
@@ -142,7 +151,7 @@ struct WalkingBoutTracker: Sendable {
 
     /// Elements held in the tracker's buffers (fixed at init).
     var bufferElementCount: Int {
-        times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count
+        times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count + earlierTimes.count
             + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity + recentMidpoints.capacity
             + 3 * windowCandidates.count + windowScores.count + recentStepTimes.count
     }
@@ -185,10 +194,11 @@ struct WalkingBoutTracker: Sendable {
     /// `impulses` the recent heel-strike impulses. A bout confirmed now releases only its steps
     /// later than `notBefore` (the earlier ones were counted by the impulse channel).
     mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory,
-                          impulses: ImpulseLog, notBefore: Double = -.infinity) -> Int {
+                          impulses: ImpulseLog, notBefore: Double = -.infinity, heelStrikePeriod: Double? = nil) -> Int {
         let steps = advance(to: candidate.timeSeconds, highBand: highBand, impulses: impulses)
         if isWalking { return steps + follow(candidate, highBand: highBand, impulses: impulses) }
-        return steps + search(candidate, history: history, highBand: highBand, impulses: impulses, notBefore: notBefore)
+        return steps + search(candidate, history: history, highBand: highBand, impulses: impulses, notBefore: notBefore,
+                              heelStrikePeriod: heelStrikePeriod)
     }
 
     // MARK: Following
@@ -290,8 +300,14 @@ struct WalkingBoutTracker: Sendable {
         recentMidpoints.append(lastStepTime - 0.5 * dt / Double(n))
         // Off the heel strikes, the heel strikes are what lies between the "steps": no halving.
         let offTheStrikes = isOffTheHeelStrikes(impulses)
+        if let counted = unhalvedIntervals {
+            // Only while the rhythm stays the one confirmed: a drifting bout may have
+            // changed what it follows.
+            let steady = abs(dt / Double(n) - confirmedPeriod) <= 0.5 * settings.intervalTolerance * confirmedPeriod
+            unhalvedIntervals = steady ? counted + n : nil
+        }
         if middles.count == 4, middles.sum >= 3, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds, !offTheStrikes {
-            steps += Int(middles.sum)
+            steps += Int(middles.sum) + strideBackfill(recent: middles.count)
             halvePeriod()
             return steps
         }
@@ -305,14 +321,25 @@ struct WalkingBoutTracker: Sendable {
             if highBand.correlation(start: start, end: candidate.sampleIndex + 2, lagSamples: lag) >= settings.minimumHalfPeriodicity,
                midpointsHoldSteps(midpoints.count, window: 0.2 * stepPeriodSeconds, impulses, midpoint: { midpoints.value(at: $0) }),
                !offTheStrikes {
-                steps += 4
+                steps += 4 + strideBackfill(recent: 4)
                 halvePeriod()
             }
         }
         return steps
     }
 
+    /// Steps hidden in the intervals counted before the last `recent` ones, when the bout was
+    /// confirmed without halving and its rhythm has not changed since (within the chains'
+    /// interval tolerance): the arm swing showed one peak per stride from the start.
+    private func strideBackfill(recent: Int) -> Int {
+        guard let counted = unhalvedIntervals, counted > recent,
+              abs(stepPeriodSeconds - confirmedPeriod) <= settings.intervalTolerance * 0.5 * (stepPeriodSeconds + confirmedPeriod)
+        else { return 0 }
+        return counted - recent
+    }
+
     private mutating func halvePeriod() {
+        unhalvedIntervals = nil
         stepPeriodSeconds /= 2
         intervals.removeAll()
         intervals.append(stepPeriodSeconds)
@@ -326,6 +353,7 @@ struct WalkingBoutTracker: Sendable {
 
     private mutating func endBout() {
         held = nil
+        unhalvedIntervals = nil
         recentMidpoints.removeAll()
         isWalking = false
         boutEndTime = lastStepTime
@@ -334,16 +362,24 @@ struct WalkingBoutTracker: Sendable {
     }
 
     /// Steps before the confirmed chain that keep its rhythm (a gap in the data or a stray
-    /// peak broke the chain there): followed backwards as `follow` does forwards, as far as
-    /// `notBefore`.
-    private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double) -> Int {
+    /// peak broke the chain there, or the irregular first steps of a walk kept the chain
+    /// from passing): followed backwards as `follow` does forwards through the last
+    /// `2 x chainCapacity` candidates, as far as `notBefore`. Beyond the `chainCapacity` the
+    /// chain was searched in, the rhythm alone is not enough: the followed candidates must be
+    /// heel strikes, and the first that is not ends the walk's start.
+    private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double, impulses: ImpulseLog) -> Int {
+        let newest = nextSequence - 1
         var steps = 0
+        let times = earlierTimes
+        func slot(_ seq: Int) -> Int { seq % times.count }
         var previous = times[slot(first)]
         var q = first - 1
         while q >= lowest {
             let dt = previous - times[slot(q)]
             q -= 1
             if dt < settings.earliestStepFraction * period { continue }
+            // Beyond the candidates the chain was searched in, only heel strikes are steps.
+            if q + 1 <= newest - settings.chainCapacity, !isHeelStrike(times[slot(q + 1)], impulses) { break }
             let n = Int((dt / period).rounded())
             if n >= 1, n <= settings.maximumMissedSteps + 1, abs(dt - Double(n) * period) <= (settings.latestStepFraction - 1) * period {
                 if times[slot(q + 1)] <= notBefore { break }
@@ -369,12 +405,13 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func search(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog,
-                                 notBefore: Double) -> Int {
+                                 notBefore: Double, heelStrikePeriod: Double?) -> Int {
         let capacity = settings.chainCapacity
         let newest = nextSequence
         nextSequence += 1
         let s = slot(newest)
         times[s] = candidate.timeSeconds
+        earlierTimes[newest % earlierTimes.count] = candidate.timeSeconds
         amplitudes[s] = candidate.amplitudeG
         indices[s] = candidate.sampleIndex
         sequence[s] = newest
@@ -401,13 +438,14 @@ struct WalkingBoutTracker: Sendable {
         let recent = candidate.timeSeconds - boutEndTime <= settings.resumeWindowSeconds
         guard bestLength >= (recent ? settings.stepsToResume : settings.stepsToConfirm) else { return 0 }
         return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent,
-                       history: history, highBand: highBand, impulses: impulses, notBefore: notBefore)
+                       history: history, highBand: highBand, impulses: impulses, notBefore: notBefore,
+                       heelStrikePeriod: heelStrikePeriod)
     }
 
     /// Rebuilds the best chain ending at `newest` and checks it; returns the steps released
     /// (those later than `notBefore`).
     private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory,
-                                  highBand: SignalHistory, impulses: ImpulseLog, notBefore: Double) -> Int {
+                                  highBand: SignalHistory, impulses: ImpulseLog, notBefore: Double, heelStrikePeriod: Double?) -> Int {
         let capacity = settings.chainCapacity
         let lowest = max(oldestUsableSequence, newest - capacity + 1)
         // Walk back through the chain, newest first.
@@ -517,6 +555,11 @@ struct WalkingBoutTracker: Sendable {
             if Double(middlesFound) >= 0.75 * Double(members - 1) {
                 halved = true
                 steps += middlesAfter
+            } else if let heelStrikes = heelStrikePeriod, abs(period / 2 - heelStrikes) <= settings.intervalTolerance * 0.5 * (period / 2 + heelStrikes) {
+                // The impulse channel walks on heel strikes at half the chain's period: the
+                // chain follows the arm swing, one peak per stride.
+                halved = true
+                steps += intervalsAfter
             } else if highBand.correlation(start: start, end: end, lagSamples: Int((Double(lag) / 2).rounded())) >= settings.minimumHalfPeriodicity,
                       midpointsHoldSteps(members - 1, window: 0.3, impulses, midpoint: { m in
                           0.5 * (self.times[self.slot(self.scratchChain[m])] + self.times[self.slot(self.scratchChain[m + 1])])
@@ -535,10 +578,13 @@ struct WalkingBoutTracker: Sendable {
         }
 
         if times[slot(scratchChain[0])] - stepPeriod > notBefore {
-            steps += extendBackwards(from: scratchChain[0], lowest: lowest, period: stepPeriod, notBefore: notBefore)
+            let earliest = max(oldestUsableSequence, newest - earlierTimes.count + 1)
+            steps += extendBackwards(from: scratchChain[0], lowest: earliest, period: stepPeriod, notBefore: notBefore, impulses: impulses)
         }
 
         isWalking = true
+        unhalvedIntervals = halved ? nil : intervalsAfter
+        confirmedPeriod = stepPeriod
         stepPeriodSeconds = stepPeriod
         intervals.removeAll()
         intervals.append(stepPeriod)
