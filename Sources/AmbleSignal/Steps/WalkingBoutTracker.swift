@@ -284,8 +284,11 @@ struct WalkingBoutTracker: Sendable {
         cadenceIntervals.append(dt / Double(n))
         stepPeriodSeconds = intervals.median()
         // A middle peak is a step only when it was a heel strike, not the filters' ringing
-        // after a slow step's impulse or the wrist's own movement.
-        middles.append(middleTime.map { isHeelStrike($0, impulses) } == true ? 1 : 0)
+        // after a slow step's impulse or the wrist's own movement. Only a one-period interval
+        // has a middle: in one that spans missed steps, the peak 0.3-0.7 periods after the
+        // last step is early in the interval (the arm's own swing between slow steps, or the
+        // missed step itself), no sign of a stride.
+        if n == 1 { middles.append(middleTime.map { isHeelStrike($0, impulses) } == true ? 1 : 0) }
         middleTime = nil
         recentMidpoints.append(lastStepTime - 0.5 * dt / Double(n))
         // Off the heel strikes, the heel strikes are what lies between the "steps": no halving.
