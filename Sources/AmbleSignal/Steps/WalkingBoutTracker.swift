@@ -290,12 +290,21 @@ struct WalkingBoutTracker: Sendable {
         lastStepTime = candidate.timeSeconds
         lastStepAmplitude = candidate.amplitudeG
         logStep(candidate.timeSeconds)
-        intervals.append(dt / Double(n))
-        cadenceIntervals.append(dt / Double(n))
+        // The period follows the intervals seen, not those that spanned missed steps: dt / n
+        // there is a guess made with the period itself, and with the period a little short a
+        // gap of 2 steps rounds to 3, whose interval shortens the period further (a brisk
+        // walk's bout counted 3 steps per stride for seconds).
+        if n == 1 {
+            intervals.append(dt)
+            cadenceIntervals.append(dt)
+        }
         stepPeriodSeconds = intervals.median()
         // A middle peak is a step only when it was a heel strike, not the filters' ringing
-        // after a slow step's impulse or the wrist's own movement.
-        middles.append(middleTime.map { isHeelStrike($0, impulses) } == true ? 1 : 0)
+        // after a slow step's impulse or the wrist's own movement. Only a one-period interval
+        // has a middle: in one that spans missed steps, the peak 0.3-0.7 periods after the
+        // last step is early in the interval (the arm's own swing between slow steps, or the
+        // missed step itself), no sign of a stride.
+        if n == 1 { middles.append(middleTime.map { isHeelStrike($0, impulses) } == true ? 1 : 0) }
         middleTime = nil
         recentMidpoints.append(lastStepTime - 0.5 * dt / Double(n))
         // Off the heel strikes, the heel strikes are what lies between the "steps": no halving.
