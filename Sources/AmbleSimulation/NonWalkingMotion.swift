@@ -58,7 +58,7 @@ struct NonWalkingMotion {
         tiltRadians = 0
         let end = t0 + segment.seconds
         switch segment {
-        case .still, .walking:
+        case .still, .walking, .walkingWithArmSettle:
             break
         case .walkingWithArmMovements:
             var t = t0 + uniform(1, 4)

@@ -14,6 +14,9 @@ public enum SyntheticActivities {
         case still(seconds: Double)
         /// Walking at `cadenceStepsPerMinute` for `seconds`.
         case walking(cadenceStepsPerMinute: Double, seconds: Double)
+        /// Slow walking (below 60 steps/min) where the arm settles after each step: a second,
+        /// smaller pulse 0.3-0.4 s after each heel strike (`SyntheticWearer.armSettlesAfterSteps`).
+        case walkingWithArmSettle(cadenceStepsPerMinute: Double, seconds: Double)
         /// Walking while the arm also makes large movements (1-2.5 g out-and-back over
         /// 0.3-0.6 s, the wrist turning) every 2-5 s: gesturing, adjusting a bag, waving.
         case walkingWithArmMovements(cadenceStepsPerMinute: Double, seconds: Double)
@@ -37,7 +40,7 @@ public enum SyntheticActivities {
 
         public var seconds: Double {
             switch self {
-            case .still(let s), .walking(_, let s), .walkingWithArmMovements(_, let s), .armGestures(let s), .typing(let s),
+            case .still(let s), .walking(_, let s), .walkingWithArmSettle(_, let s), .walkingWithArmMovements(_, let s), .armGestures(let s), .typing(let s),
                  .washingUp(let s), .driving(let s), .train(let s), .deskWork(let s):
                 return s
             }
@@ -157,18 +160,19 @@ private struct Renderer {
         if i != currentSegment {
             currentSegment = i
             switch segments[i] {
-            case .walking(let cadence, _), .walkingWithArmMovements(let cadence, _):
+            case .walking(let cadence, _), .walkingWithArmSettle(let cadence, _), .walkingWithArmMovements(let cadence, _):
                 wearer.activity = .walking(cadenceStepsPerMinute: cadence)
             default:
                 wearer.activity = .still
             }
+            if case .walkingWithArmSettle = segments[i] { wearer.armSettlesAfterSteps = true } else { wearer.armSettlesAfterSteps = false }
             motion.start(segments[i], at: starts[i])
         }
         // The wearer always advances (its gait state and orientation); non-walking motion is
         // added to a still wearer.
         let base = wearer.accelerationG(atSeconds: t)
         switch segments[i] {
-        case .walking:
+        case .walking, .walkingWithArmSettle:
             return base
         default:
             return motion.acceleration(at: t, still: base)

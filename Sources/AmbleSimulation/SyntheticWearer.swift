@@ -11,7 +11,9 @@ import RealModule
 /// or bounces: each step shows as a heel-strike pulse of varying size (0.2-0.45 g, about 0.1 s
 /// wide) on a
 /// wrist that wanders on its own (a random drift of about 0.04 g with a 0.3 s time constant),
-/// and the steps are less even (5 % instead of 2.5 %). The
+/// and the steps are less even (5 % instead of 2.5 %). With `armSettlesAfterSteps` the arm
+/// also settles after each slow step: a second, smaller pulse (0.4-0.7 of the heel strike)
+/// 0.3-0.4 s after it, as hand-counted slow walks on a wrist show. The
 /// band is worn at a fixed but arbitrary orientation. The pulse is a systolic peak plus a
 /// dicrotic wave on a large DC level, with respiratory wander, beat-to-beat variation and an
 /// artefact proportional to the wrist's acceleration. Times must be queried roughly in order;
@@ -28,6 +30,8 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
     public var restingHeartRateBPM: Double
     /// Whether the band sits on the wrist (false: the PPG sees only ambient light).
     public var isWorn = true
+    /// Whether the arm settles after each slow step with a second, smaller pulse.
+    public var armSettlesAfterSteps = false
     /// Steps actually taken (ground truth).
     public private(set) var stepsTaken = 0
     /// Current true heart rate, beats per minute.
@@ -46,6 +50,9 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
     private var mindfulness = 0.0
     /// Size of the current step's heel strike, g.
     private var heelStrikeG = 0.25
+    /// The arm's settling after the current step: size (g) and delay after the strike (s).
+    private var settleG = 0.0
+    private var settleDelaySeconds = 0.35
     /// The wrist's own wandering while walking mindfully, g, in the forearm's frame.
     private var wander = (x: 0.0, y: 0.0, z: 0.0)
 
@@ -97,6 +104,8 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
                 stepsTaken += 1
                 jitter = 1 + random.gaussian(standardDeviation: 0.025 * (1 + mindfulness))
                 heelStrikeG = mindfulness > 0 ? 0.25 + mindfulness * (0.2 + 0.25 * random.unit() - 0.25) : 0.25
+                settleG = armSettlesAfterSteps ? heelStrikeG * (0.4 + 0.3 * random.unit()) : 0
+                settleDelaySeconds = 0.3 + 0.1 * random.unit()
                 if stopping { stepRateHz = 0; stepPhase = stepPhase.rounded(.down) }
             }
         }
@@ -162,6 +171,10 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
             let sinceStrike = (fraction < 0.5 ? fraction : fraction - 1) / stepRateHz - 0.05
             let pulse = heelStrikeG * Double.exp(-0.5 * (sinceStrike / 0.04) * (sinceStrike / 0.04))
             heelStrike = (1 - mindfulness) * heelStrike + mindfulness * pulse
+            if settleG > 0 {
+                let sinceSettle = fraction / stepRateHz - 0.05 - settleDelaySeconds
+                heelStrike += mindfulness * settleG * Double.exp(-0.5 * (sinceSettle / 0.05) * (sinceSettle / 0.05))
+            }
         }
         let bounce = bounceG * (Double.sin(2 * .pi * stepPhase) + 0.35 * Double.sin(4 * .pi * stepPhase + 0.6)) + heelStrike
         return (Double.sin(theta) + tangentialG + wander.x, 0.03 * Double.sin(2 * .pi * stepPhase) + wander.y, Double.cos(theta) + bounce + wander.z)
