@@ -138,6 +138,9 @@ struct WalkingBoutTracker: Sendable {
     /// stride by stride, those intervals were strides too (nil once halved or not tracked).
     private var unhalvedIntervals: Int?
     private var confirmedPeriod = 0.0
+    /// Whether the bout under way was confirmed from rest (a full chain, not a resume) by a
+    /// chain that kept to the heel strikes: at least 3 in 4 of its members were.
+    private(set) var confirmedOnHeelStrikes = false
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
 
@@ -606,6 +609,7 @@ struct WalkingBoutTracker: Sendable {
         }
 
         isWalking = true
+        confirmedOnHeelStrikes = !recent && 4 * membersOnStrikes >= 3 * members
         unhalvedIntervals = halved ? nil : intervalsAfter
         confirmedPeriod = stepPeriod
         stepPeriodSeconds = stepPeriod
