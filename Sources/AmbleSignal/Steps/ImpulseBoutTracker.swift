@@ -104,6 +104,9 @@ struct ImpulseBoutTracker: Sendable {
     private(set) var stepPeriodSeconds = 0.0
     /// Time of the last counted step, in seconds (meaningful while walking).
     private(set) var lastStepTimeSeconds = 0.0
+    /// Step intervals counted in the bout under way (between two steps it counted): each hid
+    /// one step when the bout turns out to have followed strides.
+    private(set) var countedIntervals = 0
     private var intervals = RecentValues(capacity: 6)
     private var cadenceIntervals = RecentValues(capacity: 8)
 
@@ -244,6 +247,7 @@ struct ImpulseBoutTracker: Sendable {
             guard d > 1e-12, sxy / d >= settings.alikeMinimumFollowCorrelation else { return 0 }
         }
         lastStepTimeSeconds = impulse.timeSeconds
+        countedIntervals += n
         intervals.append(dt / Double(n))
         cadenceIntervals.append(dt / Double(n))
         stepPeriodSeconds = intervals.median()
@@ -388,6 +392,7 @@ struct ImpulseBoutTracker: Sendable {
         followsTemplate = bestAlike
         stepPeriodSeconds = bestPeriod
         lastStepTimeSeconds = time(newest)
+        countedIntervals = max(0, steps - 1)
         intervals.removeAll()
         intervals.append(bestPeriod)
         cadenceIntervals.removeAll()

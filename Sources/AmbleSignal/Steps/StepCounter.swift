@@ -76,6 +76,9 @@ public struct StepCounter: Sendable {
     /// A bout confirmed by one channel counts only steps this long after the last step
     /// counted, in seconds: the two channels see one step at times up to about 0.1 s apart.
     static let handoverMarginSeconds = 0.3
+    /// Two step periods agree as step and stride when the longer is twice the shorter within
+    /// this fraction of their sum (15 %: half the chains' interval tolerance of 30 %).
+    static let strideTolerance = 0.15
 
     public let configuration: Configuration
     public private(set) var totalSteps = 0
@@ -178,11 +181,22 @@ public struct StepCounter: Sendable {
             }
             impulseTracker.advance(to: time)
             if let candidate = detector.process(filtered, timeSeconds: time, sampleIndex: index) {
+                let wasWalking = tracker.isWalking
                 let released = tracker.process(candidate, history: history, highBand: highBand, impulses: impulseLog,
                                                notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
                                                heelStrikePeriod: impulseTracker.isWalking ? impulseTracker.stepPeriodSeconds : nil)
                 // The swing channel has priority: its bout ends the impulse channel's.
-                if tracker.isWalking, impulseTracker.isWalking { impulseTracker.endBout() }
+                if tracker.isWalking, impulseTracker.isWalking {
+                    // A swing chain on the heel strikes at half the impulse bout's period: the
+                    // impulse bout followed strides (one foot's heel strikes show more at the
+                    // wrist than the other's), and each of its intervals hid a step.
+                    if !wasWalking, tracker.confirmedOnHeelStrikes,
+                       abs(impulseTracker.stepPeriodSeconds - 2 * tracker.stepPeriodSeconds)
+                       <= StepCounter.strideTolerance * (impulseTracker.stepPeriodSeconds + 2 * tracker.stepPeriodSeconds) {
+                        steps += impulseTracker.countedIntervals
+                    }
+                    impulseTracker.endBout()
+                }
                 if released > 0 {
                     steps += released
                     countedPeakStep(at: tracker.lastStepTimeSeconds)

@@ -80,6 +80,11 @@ struct WalkingBoutTracker: Sendable {
         /// Largest time between a band-passed peak's heel strike and an impulse for the peak to
         /// count as a heel strike, seconds.
         var heelStrikeWindowSeconds = 0.15
+        /// Smallest rise of a candidate before a confirmed chain that may extend it backwards,
+        /// as a fraction of the chain's median rise: the first steps of a walk are smaller
+        /// than its steady steps, but not by a factor of four; what moves the wrist that little
+        /// before the walk is its own movement.
+        var extensionAmplitudeFraction = 0.25
         /// Rate of the filtered signals, Hz.
         var sampleRateHz = 25.0
     }
@@ -96,6 +101,8 @@ struct WalkingBoutTracker: Sendable {
     /// Times of the last `2 x chainCapacity` candidates (by sequence), to follow a confirmed
     /// chain's rhythm back to the start of the walk.
     private var earlierTimes: [Double]
+    /// Their rises, g: a candidate much smaller than the chain's steps does not extend it.
+    private var earlierAmplitudes: [Double]
     private var nextSequence = 0
     private var oldestUsableSequence = 0
 
@@ -131,6 +138,9 @@ struct WalkingBoutTracker: Sendable {
     /// stride by stride, those intervals were strides too (nil once halved or not tracked).
     private var unhalvedIntervals: Int?
     private var confirmedPeriod = 0.0
+    /// Whether the bout under way was confirmed from rest (a full chain, not a resume) by a
+    /// chain that kept to the heel strikes: at least 3 in 4 of its members were.
+    private(set) var confirmedOnHeelStrikes = false
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
 
@@ -144,6 +154,7 @@ struct WalkingBoutTracker: Sendable {
         chainLength = [Int16](repeating: 0, count: n * n)
         scratchChain = [Int](repeating: 0, count: n)
         earlierTimes = [Double](repeating: 0, count: 2 * n)
+        earlierAmplitudes = earlierTimes
         windowCandidates = [StepCandidate](repeating: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0), count: 4)
         windowScores = [Double](repeating: 0, count: 4)
         recentStepTimes = [Double](repeating: 0, count: 8)
@@ -151,7 +162,7 @@ struct WalkingBoutTracker: Sendable {
 
     /// Elements held in the tracker's buffers (fixed at init).
     var bufferElementCount: Int {
-        times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count + earlierTimes.count
+        times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count + earlierTimes.count + earlierAmplitudes.count
             + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity + recentMidpoints.capacity
             + 3 * windowCandidates.count + windowScores.count + recentStepTimes.count
     }
@@ -376,7 +387,8 @@ struct WalkingBoutTracker: Sendable {
     /// `2 x chainCapacity` candidates, as far as `notBefore`. Beyond the `chainCapacity` the
     /// chain was searched in, the rhythm alone is not enough: the followed candidates must be
     /// heel strikes, and the first that is not ends the walk's start.
-    private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double, impulses: ImpulseLog) -> Int {
+    private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double, smallest: Double,
+                                 impulses: ImpulseLog) -> Int {
         let newest = nextSequence - 1
         var steps = 0
         let times = earlierTimes
@@ -389,6 +401,9 @@ struct WalkingBoutTracker: Sendable {
             if dt < settings.earliestStepFraction * period { continue }
             // Beyond the candidates the chain was searched in, only heel strikes are steps.
             if q + 1 <= newest - settings.chainCapacity, !isHeelStrike(times[slot(q + 1)], impulses) { break }
+            // A peak much smaller than the chain's steps is the wrist's own movement (before
+            // the walk, or a stray one within it), not a step: passed over like a stray peak.
+            if earlierAmplitudes[slot(q + 1)] < smallest { continue }
             let n = Int((dt / period).rounded())
             if n >= 1, n <= settings.maximumMissedSteps + 1, abs(dt - Double(n) * period) <= (settings.latestStepFraction - 1) * period {
                 if times[slot(q + 1)] <= notBefore { break }
@@ -421,6 +436,7 @@ struct WalkingBoutTracker: Sendable {
         let s = slot(newest)
         times[s] = candidate.timeSeconds
         earlierTimes[newest % earlierTimes.count] = candidate.timeSeconds
+        earlierAmplitudes[newest % earlierTimes.count] = candidate.amplitudeG
         amplitudes[s] = candidate.amplitudeG
         indices[s] = candidate.sampleIndex
         sequence[s] = newest
@@ -588,10 +604,12 @@ struct WalkingBoutTracker: Sendable {
 
         if times[slot(scratchChain[0])] - stepPeriod > notBefore {
             let earliest = max(oldestUsableSequence, newest - earlierTimes.count + 1)
-            steps += extendBackwards(from: scratchChain[0], lowest: earliest, period: stepPeriod, notBefore: notBefore, impulses: impulses)
+            steps += extendBackwards(from: scratchChain[0], lowest: earliest, period: stepPeriod, notBefore: notBefore,
+                                     smallest: settings.extensionAmplitudeFraction * medianHeight, impulses: impulses)
         }
 
         isWalking = true
+        confirmedOnHeelStrikes = !recent && 4 * membersOnStrikes >= 3 * members
         unhalvedIntervals = halved ? nil : intervalsAfter
         confirmedPeriod = stepPeriod
         stepPeriodSeconds = stepPeriod
