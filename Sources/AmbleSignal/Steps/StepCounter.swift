@@ -180,7 +180,8 @@ public struct StepCounter: Sendable {
             if let candidate = detector.process(filtered, timeSeconds: time, sampleIndex: index) {
                 let released = tracker.process(candidate, history: history, highBand: highBand, impulses: impulseLog,
                                                notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
-                                               heelStrikePeriod: impulseTracker.isWalking ? impulseTracker.stepPeriodSeconds : nil)
+                                               heelStrikePeriod: impulseTracker.isWalking ? impulseTracker.stepPeriodSeconds : nil,
+                                               stepPeriodOnHeelStrikes: impulseTracker.walksOnEveryHeelStrike ? impulseTracker.stepPeriodSeconds : nil)
                 // The swing channel has priority: its bout ends the impulse channel's.
                 if tracker.isWalking, impulseTracker.isWalking { impulseTracker.endBout() }
                 if released > 0 {
