@@ -100,6 +100,10 @@ struct ImpulseBoutTracker: Sendable {
     private var lastLikeness = 0.0
 
     private(set) var isWalking = false
+    /// Whether the bout under way was confirmed by a chain that holds the impulse energy with
+    /// few comparable impulses between its members (not by alike waveforms among other
+    /// impulses): no other heel strike hides between its steps, so its period is the step.
+    var walksOnEveryHeelStrike: Bool { isWalking && !followsTemplate }
     /// Current step period while walking, in seconds.
     private(set) var stepPeriodSeconds = 0.0
     /// Time of the last counted step, in seconds (meaningful while walking).

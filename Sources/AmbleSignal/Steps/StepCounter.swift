@@ -184,7 +184,8 @@ public struct StepCounter: Sendable {
                 let wasWalking = tracker.isWalking
                 let released = tracker.process(candidate, history: history, highBand: highBand, impulses: impulseLog,
                                                notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
-                                               heelStrikePeriod: impulseTracker.isWalking ? impulseTracker.stepPeriodSeconds : nil)
+                                               heelStrikePeriod: impulseTracker.isWalking ? impulseTracker.stepPeriodSeconds : nil,
+                                               stepPeriodOnHeelStrikes: impulseTracker.walksOnEveryHeelStrike ? impulseTracker.stepPeriodSeconds : nil)
                 // The swing channel has priority: its bout ends the impulse channel's.
                 if tracker.isWalking, impulseTracker.isWalking {
                     // A swing chain on the heel strikes at half the impulse bout's period: the

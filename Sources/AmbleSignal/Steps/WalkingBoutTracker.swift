@@ -30,7 +30,8 @@
 /// intervals hold a heel-strike candidate near their middle, or when the high band (above
 /// the stride rate) repeats at half the period (`minimumHalfPeriodicity`) and the middles
 /// hold impulses; both at confirmation and every step while following, but not while most
-/// recent steps missed the heel strikes.
+/// recent steps missed the heel strikes, nor, while following, to well below the step period
+/// of an impulse-channel bout on every heel strike that this bout took over at its period.
 ///
 /// **Following a bout.** With step period T, the next step is the best candidate between
 /// 0.65 T and 1.4 T after the last step (largest for its distance from T), or near 2 T or
@@ -141,6 +142,11 @@ struct WalkingBoutTracker: Sendable {
     /// Whether the bout under way was confirmed from rest (a full chain, not a resume) by a
     /// chain that kept to the heel strikes: at least 3 in 4 of its members were.
     private(set) var confirmedOnHeelStrikes = false
+    /// The step period of the impulse channel's bout when this bout took over from it at about
+    /// the same period, and that bout was on every heel strike (its chain held the impulse
+    /// energy: no other foot's strike between its steps). Halving far below it would say the
+    /// walker's cadence jumped; nil when not known.
+    private var heelStrikeStepPeriod: Double?
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
 
@@ -205,11 +211,12 @@ struct WalkingBoutTracker: Sendable {
     /// `impulses` the recent heel-strike impulses. A bout confirmed now releases only its steps
     /// later than `notBefore` (the earlier ones were counted by the impulse channel).
     mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory,
-                          impulses: ImpulseLog, notBefore: Double = -.infinity, heelStrikePeriod: Double? = nil) -> Int {
+                          impulses: ImpulseLog, notBefore: Double = -.infinity, heelStrikePeriod: Double? = nil,
+                          stepPeriodOnHeelStrikes: Double? = nil) -> Int {
         let steps = advance(to: candidate.timeSeconds, highBand: highBand, impulses: impulses)
         if isWalking { return steps + follow(candidate, highBand: highBand, impulses: impulses) }
         return steps + search(candidate, history: history, highBand: highBand, impulses: impulses, notBefore: notBefore,
-                              heelStrikePeriod: heelStrikePeriod)
+                              heelStrikePeriod: heelStrikePeriod, stepPeriodOnHeelStrikes: stepPeriodOnHeelStrikes)
     }
 
     // MARK: Following
@@ -326,7 +333,8 @@ struct WalkingBoutTracker: Sendable {
             let steady = abs(dt / Double(n) - confirmedPeriod) <= 0.5 * settings.intervalTolerance * confirmedPeriod
             unhalvedIntervals = steady ? counted + n : nil
         }
-        if middles.count == 4, middles.sum >= 3, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds, !offTheStrikes {
+        if middles.count == 4, middles.sum >= 3, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds, !offTheStrikes,
+           !halvingContradictsHeelStrikes {
             steps += Int(middles.sum) + strideBackfill(recent: middles.count)
             halvePeriod()
             return steps
@@ -340,7 +348,7 @@ struct WalkingBoutTracker: Sendable {
             let midpoints = recentMidpoints
             if highBand.correlation(start: start, end: candidate.sampleIndex + 2, lagSamples: lag) >= settings.minimumHalfPeriodicity,
                midpointsHoldSteps(midpoints.count, window: 0.2 * stepPeriodSeconds, impulses, midpoint: { midpoints.value(at: $0) }),
-               !offTheStrikes {
+               !offTheStrikes, !halvingContradictsHeelStrikes {
                 steps += 4 + strideBackfill(recent: 4)
                 halvePeriod()
             }
@@ -358,6 +366,17 @@ struct WalkingBoutTracker: Sendable {
         return counted - recent
     }
 
+    /// Whether half the current period would be well below (beyond the chains' interval
+    /// tolerance) the step period the impulse channel walked on every heel strike when this
+    /// bout took over: the walker's cadence changes gradually, and the bout's period followed
+    /// it; a stride shows as twice that step period, not as a period a little longer. What
+    /// lies half-way between the heel strikes then is the arm at mid-stance, not a step.
+    private var halvingContradictsHeelStrikes: Bool {
+        guard let steps = heelStrikeStepPeriod else { return false }
+        let half = stepPeriodSeconds / 2
+        return half < steps && !consistent(half, steps)
+    }
+
     private mutating func halvePeriod() {
         unhalvedIntervals = nil
         stepPeriodSeconds /= 2
@@ -372,6 +391,7 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func endBout() {
+        heelStrikeStepPeriod = nil
         held = nil
         unhalvedIntervals = nil
         recentMidpoints.removeAll()
@@ -429,7 +449,7 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func search(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog,
-                                 notBefore: Double, heelStrikePeriod: Double?) -> Int {
+                                 notBefore: Double, heelStrikePeriod: Double?, stepPeriodOnHeelStrikes: Double?) -> Int {
         let capacity = settings.chainCapacity
         let newest = nextSequence
         nextSequence += 1
@@ -464,13 +484,14 @@ struct WalkingBoutTracker: Sendable {
         guard bestLength >= (recent ? settings.stepsToResume : settings.stepsToConfirm) else { return 0 }
         return confirm(newest: newest, predecessor: bestPredecessor, length: bestLength, recent: recent,
                        history: history, highBand: highBand, impulses: impulses, notBefore: notBefore,
-                       heelStrikePeriod: heelStrikePeriod)
+                       heelStrikePeriod: heelStrikePeriod, stepPeriodOnHeelStrikes: stepPeriodOnHeelStrikes)
     }
 
     /// Rebuilds the best chain ending at `newest` and checks it; returns the steps released
     /// (those later than `notBefore`).
     private mutating func confirm(newest: Int, predecessor: Int, length: Int, recent: Bool, history: SignalHistory,
-                                  highBand: SignalHistory, impulses: ImpulseLog, notBefore: Double, heelStrikePeriod: Double?) -> Int {
+                                  highBand: SignalHistory, impulses: ImpulseLog, notBefore: Double, heelStrikePeriod: Double?,
+                                  stepPeriodOnHeelStrikes: Double?) -> Int {
         let capacity = settings.chainCapacity
         let lowest = max(oldestUsableSequence, newest - capacity + 1)
         // Walk back through the chain, newest first.
@@ -612,6 +633,7 @@ struct WalkingBoutTracker: Sendable {
         confirmedOnHeelStrikes = !recent && 4 * membersOnStrikes >= 3 * members
         unhalvedIntervals = halved ? nil : intervalsAfter
         confirmedPeriod = stepPeriod
+        heelStrikeStepPeriod = stepPeriodOnHeelStrikes.flatMap { consistent(stepPeriod, $0) ? $0 : nil }
         stepPeriodSeconds = stepPeriod
         intervals.removeAll()
         intervals.append(stepPeriod)
