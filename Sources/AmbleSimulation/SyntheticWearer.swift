@@ -104,8 +104,12 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
                 stepsTaken += 1
                 jitter = 1 + random.gaussian(standardDeviation: 0.025 * (1 + mindfulness))
                 heelStrikeG = mindfulness > 0 ? 0.25 + mindfulness * (0.2 + 0.25 * random.unit() - 0.25) : 0.25
-                settleG = armSettlesAfterSteps ? heelStrikeG * (0.4 + 0.3 * random.unit()) : 0
-                settleDelaySeconds = 0.3 + 0.1 * random.unit()
+                if armSettlesAfterSteps {
+                    settleG = heelStrikeG * (0.4 + 0.3 * random.unit())
+                    settleDelaySeconds = 0.3 + 0.1 * random.unit()
+                } else {
+                    settleG = 0
+                }
                 if stopping { stepRateHz = 0; stepPhase = stepPhase.rounded(.down) }
             }
         }
