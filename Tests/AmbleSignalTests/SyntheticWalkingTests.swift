@@ -44,6 +44,22 @@ struct SyntheticWalkingTests {
         }
     }
 
+    /// Slow walking where the arm settles after each step: a second, smaller pulse 0.3-0.4 s
+    /// after each heel strike. Its impulses are as many as the steps' and nearly as large;
+    /// the steps' alike waveforms tell them apart (docs/steps.md, "alike waveforms").
+    @Test("slow walking with the arm settling after each step", arguments: [36.0, 42, 48, 55], [12.5, 25, 100])
+    func countsSlowWalkingWithArmSettle(cadence: Double, rateHz: Double) {
+        for magnitudeOnly in [false, true] {
+            let seed = UInt64(cadence) * 389 + UInt64(rateHz * 10) + (magnitudeOnly ? 3 : 0)
+            let recording = SyntheticActivities.render(
+                [.still(seconds: 4), .walkingWithArmSettle(cadenceStepsPerMinute: cadence, seconds: 100), .still(seconds: 4)],
+                sampling: plan(rateHz: rateHz, irregular: false, magnitudeOnly: magnitudeOnly), seed: seed)
+            let counted = countSteps(recording, magnitudeOnly: magnitudeOnly).steps
+            #expect(abs(counted - recording.trueSteps) <= Self.tolerance(recording.trueSteps),
+                    "\(cadence) steps/min at \(rateHz) Hz, \(magnitudeOnly ? "magnitude" : "3-axis"): counted \(counted) of \(recording.trueSteps)")
+        }
+    }
+
     @Test("irregular intervals, dropped samples and gaps", arguments: [65.0, 75, 110], [12.5, 25, 100])
     func countsIrregular(cadence: Double, rateHz: Double) {
         for magnitudeOnly in [false, true] {

@@ -75,7 +75,7 @@ struct WalkingBoutTracker: Sendable {
         /// Steps that may be missed in a row and still be counted when the rhythm goes on.
         var maximumMissedSteps = 2
         /// Where a candidate sits in an interval, as a fraction, to count as its middle.
-        var middleRange: ClosedRange<Double> = 0.3 ... 0.7
+        var middleRange: ClosedRange<Double> = 0.4 ... 0.6
         /// Smallest rise of a middle candidate, as a fraction of the step before it.
         var middleAmplitudeFraction = 0.25
         /// Largest time between a band-passed peak's heel strike and an impulse for the peak to
