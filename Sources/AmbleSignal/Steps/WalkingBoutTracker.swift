@@ -35,7 +35,9 @@
 ///
 /// **Following a bout.** With step period T, the next step is the best candidate between
 /// 0.65 T and 1.4 T after the last step (largest for its distance from T), or near 2 T or
-/// 3 T, counting the 1 or 2 steps missed in between (a weak step the detector did not see).
+/// 3 T, counting the 1 or 2 steps missed in between (a weak step the detector did not see);
+/// one fewer when the gap is shorter than that and holds no heel strike (a slower step), unless
+/// the bout follows strides.
 /// It is held until its window closes and then counted, a heel strike of the window first.
 /// Other candidates are not steps. With no fitting candidate for 3.5 T, the bout ends.
 struct WalkingBoutTracker: Sendable {
@@ -74,6 +76,9 @@ struct WalkingBoutTracker: Sendable {
         var latestStepFraction = 1.4
         /// Steps that may be missed in a row and still be counted when the rhythm goes on.
         var maximumMissedSteps = 2
+        /// Part of a gap (at each end, as a fraction of it) where an impulse does not count as
+        /// the missed step's heel strike: it belongs to the steps at the gap's ends.
+        var gapMarginFraction = 0.2
         /// Where a candidate sits in an interval, as a fraction, to count as its middle.
         var middleRange: ClosedRange<Double> = 0.4 ... 0.6
         /// Smallest rise of a middle candidate, as a fraction of the step before it.
@@ -147,6 +152,9 @@ struct WalkingBoutTracker: Sendable {
     /// energy: no other foot's strike between its steps). Halving far below it would say the
     /// walker's cadence jumped; nil when not known.
     private var heelStrikeStepPeriod: Double?
+    /// Whether the bout under way follows strides with the steps between hidden (halved).
+    private var followsStrides = false
+    private var boutEndFollowedStrides = false
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
 
@@ -305,6 +313,15 @@ struct WalkingBoutTracker: Sendable {
         guard dt >= settings.earliestStepFraction * t, n >= 1, n <= settings.maximumMissedSteps + 1,
               abs(dt - Double(n) * t) <= (settings.latestStepFraction - 1) * t else { return 0 }
         var steps = n
+        // A gap shorter than the n periods it rounds to, with no heel strike anywhere in its
+        // middle part, was one step fewer taken more slowly (the walker slowing, turning or
+        // stopping), not a missed step: a missed step leaves its impulse. Not in a bout that
+        // follows strides, where every interval hides a step that need not show one.
+        if n >= 2, !followsStrides, dt < Double(n) * t,
+           impulses.count(fromPeakTime: lastStepTime + settings.gapMarginFraction * dt,
+                          toPeakTime: candidate.timeSeconds - settings.gapMarginFraction * dt) == 0 {
+            steps = n - 1
+        }
         lastStepTime = candidate.timeSeconds
         lastStepAmplitude = candidate.amplitudeG
         logStep(candidate.timeSeconds)
@@ -378,6 +395,7 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func halvePeriod() {
+        followsStrides = true
         unhalvedIntervals = nil
         stepPeriodSeconds /= 2
         intervals.removeAll()
@@ -397,6 +415,7 @@ struct WalkingBoutTracker: Sendable {
         recentMidpoints.removeAll()
         isWalking = false
         boutEndTime = lastStepTime
+        boutEndFollowedStrides = followsStrides
         boutEndPeriod = stepPeriodSeconds
         oldestUsableSequence = nextSequence
     }
@@ -629,6 +648,7 @@ struct WalkingBoutTracker: Sendable {
                                      smallest: settings.extensionAmplitudeFraction * medianHeight, impulses: impulses)
         }
 
+        followsStrides = halved || (recent && boutEndFollowedStrides)
         isWalking = true
         confirmedOnHeelStrikes = !recent && 4 * membersOnStrikes >= 3 * members
         unhalvedIntervals = halved ? nil : intervalsAfter
