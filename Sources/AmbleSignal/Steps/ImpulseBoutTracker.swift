@@ -353,6 +353,34 @@ struct ImpulseBoutTracker: Sendable {
         return lastLikeness >= settings.minimumShapeLikeness
     }
 
+    /// While the other channel walks (this one only remembers impulses): whether the impulses
+    /// up to the newest form a walking chain on every heel strike (one that holds the impulse
+    /// energy with few comparable impulses between its members, not one of alike waveforms
+    /// among others) at about `period` (within the chains' 20 %). Returns the time of the
+    /// chain's first impulse and its period, or nil.
+    mutating func everyHeelStrikeChain(period: Double) -> (start: Double, period: Double)? {
+        let newest = nextSequence - 1
+        guard !isWalking, newest > oldestUsableSequence else { return nil }
+        let tolerance = settings.intervalTolerance
+        var previous = newest - 1
+        while previous >= oldestUsableSequence {
+            let interval = time(newest) - time(previous)
+            if interval > (1 + tolerance) * period { break }
+            defer { previous -= 1 }
+            guard abs(interval - period) <= tolerance * period else { continue }
+            let built = buildChain(newest: newest, previous: previous)
+            guard built.length >= settings.stepsToConfirm,
+                  time(newest) - time(chain[built.length - 1]) >= settings.minimumSpanSeconds,
+                  abs(built.period - period) <= tolerance * period else { continue }
+            lastLikeness = 0
+            // Passed on the energy test alone: the alike-waveform test leaves its likeness.
+            if isWalkingRhythm(length: built.length, misses: built.misses, period: built.period), lastLikeness == 0 {
+                return (time(chain[built.length - 1]), built.period)
+            }
+        }
+        return nil
+    }
+
     private mutating func search(newest: Int, notBefore: Double) -> Int {
         var bestLength = 0, bestPeriod = 0.0, bestScore = Int.min, bestAlike = false
         var previous = newest - 1

@@ -207,6 +207,11 @@ public struct StepCounter: Sendable {
                 impulseLog.append(impulse.timeSeconds)
                 let released = impulseTracker.process(impulse, magnitude: magnitudes, notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
                                                       mayConfirm: !tracker.isWalking)
+                // Heel strikes walking at half the swing bout's period: the bout follows strides.
+                if let half = tracker.halfPeriodIfHalvable,
+                   let heelStrikes = impulseTracker.everyHeelStrikeChain(period: half) {
+                    steps += tracker.halveOnHeelStrikes(since: heelStrikes.start, stepPeriod: heelStrikes.period, impulses: impulseLog)
+                }
                 if released > 0 {
                     steps += released
                     countedPeakStep(at: impulseTracker.lastStepTimeSeconds)

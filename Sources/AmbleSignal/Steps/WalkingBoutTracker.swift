@@ -394,6 +394,43 @@ struct WalkingBoutTracker: Sendable {
         return half < steps && !consistent(half, steps)
     }
 
+    /// Half the current period, when the bout could be halved (the half is a possible step
+    /// period, the bout keeps to the heel strikes, and no heel-strike period contradicts it);
+    /// nil otherwise.
+    var halfPeriodIfHalvable: Double? {
+        guard isWalking, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds,
+              !halvingContradictsHeelStrikes else { return nil }
+        return stepPeriodSeconds / 2
+    }
+
+    /// The heel strikes walk at half the bout's period, every one of them (the impulse
+    /// channel's energy test): the bout followed strides. Halves the period and returns the
+    /// steps hidden in the counted intervals whose middle lies after `since` (the heel-strike
+    /// chain's first impulse), as far as the last 8 steps go.
+    mutating func halveOnHeelStrikes(since: Double, stepPeriod: Double, impulses: ImpulseLog) -> Int {
+        guard halfPeriodIfHalvable != nil, !isOffTheHeelStrikes(impulses) else { return 0 }
+        let known = min(recentStepCount, recentStepTimes.count)
+        var hidden = 0
+        if known >= 2 {
+            for k in (recentStepCount - known + 1) ..< recentStepCount {
+                let a = recentStepTimes[(k - 1) % recentStepTimes.count], b = recentStepTimes[k % recentStepTimes.count]
+                if 0.5 * (a + b) >= since { hidden += max(1, Int(((b - a) / stepPeriodSeconds).rounded())) }
+            }
+        }
+        halvePeriod()
+        // The heel strikes' own period: a bout's period drifts with a stray interval.
+        setPeriod(stepPeriod)
+        return hidden
+    }
+
+    private mutating func setPeriod(_ period: Double) {
+        stepPeriodSeconds = period
+        intervals.removeAll()
+        intervals.append(period)
+        cadenceIntervals.removeAll()
+        cadenceIntervals.append(period)
+    }
+
     private mutating func halvePeriod() {
         followsStrides = true
         unhalvedIntervals = nil
