@@ -21,8 +21,13 @@ struct AnalyzeStepsCommand: ParsableCommand {
     @Argument(help: "The recording (CSV with header time_s,x_g,y_g,z_g; acceleration in g).")
     var file: String
 
-    @Flag(help: "Print one JSON object: steps, duration_s, mean_cadence_spm, walking_s, distance_m, step_length_m, active_kcal.")
+    @Flag(help: "Print one JSON object: steps, duration_s, mean_cadence_spm, walking_s, distance_m, step_length_m, active_kcal, by_channel.")
     var json = false
+
+    @Flag(help: ArgumentHelp(
+        "Print CSV time_s,channel,steps,total_steps,cadence_spm: one row each time a channel of the counter releases steps.",
+        discussion: "time_s is when the steps were released: up to 1.4 step periods after they were taken (arm swing, heel strikes), 4-16 s after (rhythm)."))
+    var trace = false
 
     @Option(name: .customLong("height-cm"), help: "Wearer's height in cm, for the default step length (0.414 x height).")
     var heightCentimeters: Double = 170
@@ -34,6 +39,7 @@ struct AnalyzeStepsCommand: ParsableCommand {
     var stepLengthMeters: Double?
 
     func validate() throws {
+        guard !(json && trace) else { throw ValidationError("--json and --trace print different things; choose one") }
         guard (100 ... 230).contains(heightCentimeters) else { throw ValidationError("--height-cm must be between 100 and 230") }
         guard (25 ... 250).contains(weightKilograms) else { throw ValidationError("--weight-kg must be between 25 and 250") }
         if let length = stepLengthMeters, !(0.2 ... 1.2).contains(length) { throw ValidationError("--step-length-m must be between 0.2 and 1.2") }
@@ -41,6 +47,11 @@ struct AnalyzeStepsCommand: ParsableCommand {
 
     func run() throws {
         let gait = GaitModel(heightMeters: heightCentimeters / 100, weightKilograms: weightKilograms, calibratedStepLengthMeters: stepLengthMeters)
+        if trace {
+            print(StepAnalysis.Release.csvHeader)
+            _ = try StepAnalysis.run(recording: AccelerationRecording(path: file), gait: gait) { print($0.csv) }
+            return
+        }
         let result = try StepAnalysis.run(recording: AccelerationRecording(path: file), gait: gait)
         if json {
             print(result.json)

@@ -27,6 +27,21 @@
 /// the peak channel that is walking, or the rhythm channel's period, as steps per minute,
 /// published once per second of sample time, and 0 when no bout is under way.
 public struct StepCounter: Sendable {
+    /// Steps counted by each channel (docs/steps.md, "The algorithm"). Steps the swing channel
+    /// finds hidden in an impulse bout's intervals, or in its own when it halves on the heel
+    /// strikes, are the swing channel's.
+    public struct ChannelSteps: Sendable, Equatable {
+        public var swing = 0
+        public var impulse = 0
+        public var rhythm = 0
+        public var total: Int { swing + impulse + rhythm }
+        public init(swing: Int = 0, impulse: Int = 0, rhythm: Int = 0) {
+            self.swing = swing
+            self.impulse = impulse
+            self.rhythm = rhythm
+        }
+    }
+
     public struct Configuration: Sendable, Equatable {
         /// Smallest rise of a peak that can be a step, in g (sensor noise floor).
         public var peakThresholdG: Double = 0.03
@@ -82,6 +97,10 @@ public struct StepCounter: Sendable {
 
     public let configuration: Configuration
     public private(set) var totalSteps = 0
+    /// `totalSteps` by the channel that counted them.
+    public private(set) var stepsByChannel = ChannelSteps()
+    /// The steps the last `process` call returned, by channel.
+    public private(set) var lastCounted = ChannelSteps()
     /// Steps per minute of the current bout, updated once per second; 0 when not walking.
     public private(set) var cadenceStepsPerMinute: Double = 0
 
@@ -150,8 +169,9 @@ public struct StepCounter: Sendable {
     /// Whether a walking bout is under way.
     public var isWalking: Bool { tracker.isWalking || impulseTracker.isWalking || rhythm.isCounting }
 
-    /// Feeds one sample; returns the number of steps it completed (0 or more). Steps held
-    /// while a bout is unconfirmed are all released by the sample that confirms it.
+    /// Feeds one sample; returns the number of steps it completed (0 or more), by channel in
+    /// `lastCounted`. Steps held while a bout is unconfirmed are all released by the sample
+    /// that confirms it.
     public mutating func process(_ sample: AccelerationSample) -> Int {
         let magnitude = sample.magnitudeG
         resampler.append(timeSeconds: sample.timeSeconds, value: magnitude)
@@ -163,7 +183,7 @@ public struct StepCounter: Sendable {
             detector.reset(to: 0)
             impulses.reset()
         }
-        var steps = 0
+        var counted = ChannelSteps()
         while true {
             let time = resampler.nextOutputTimeSeconds
             guard let value = resampler.nextOutput() else { break }
@@ -176,7 +196,7 @@ public struct StepCounter: Sendable {
             magnitudes.append(value)
             let committed = tracker.advance(to: time, highBand: highBand, impulses: impulseLog)
             if committed > 0 {
-                steps += committed
+                counted.swing += committed
                 countedPeakStep(at: tracker.lastStepTimeSeconds)
             }
             impulseTracker.advance(to: time)
@@ -194,12 +214,12 @@ public struct StepCounter: Sendable {
                     if !wasWalking, tracker.confirmedOnHeelStrikes,
                        abs(impulseTracker.stepPeriodSeconds - 2 * tracker.stepPeriodSeconds)
                        <= StepCounter.strideTolerance * (impulseTracker.stepPeriodSeconds + 2 * tracker.stepPeriodSeconds) {
-                        steps += impulseTracker.countedIntervals
+                        counted.swing += impulseTracker.countedIntervals
                     }
                     impulseTracker.endBout()
                 }
                 if released > 0 {
-                    steps += released
+                    counted.swing += released
                     countedPeakStep(at: tracker.lastStepTimeSeconds)
                 }
             }
@@ -210,10 +230,10 @@ public struct StepCounter: Sendable {
                 // Heel strikes walking at half the swing bout's period: the bout follows strides.
                 if let half = tracker.halfPeriodIfHalvable,
                    let heelStrikes = impulseTracker.everyHeelStrikeChain(period: half) {
-                    steps += tracker.halveOnHeelStrikes(since: heelStrikes.start, stepPeriod: heelStrikes.period, impulses: impulseLog)
+                    counted.swing += tracker.halveOnHeelStrikes(since: heelStrikes.start, stepPeriod: heelStrikes.period, impulses: impulseLog)
                 }
                 if released > 0 {
-                    steps += released
+                    counted.impulse += released
                     countedPeakStep(at: impulseTracker.lastStepTimeSeconds)
                 }
             }
@@ -221,12 +241,16 @@ public struct StepCounter: Sendable {
             let rhythmSteps = rhythm.process(band: filtered, highBand: high, timeSeconds: time,
                                              notBefore: lastPeakStepSeconds + StepCounter.handoverMarginSeconds,
                                              mayCount: !tracker.isWalking && !impulseTracker.isWalking)
-            steps += rhythmSteps
+            counted.rhythm += rhythmSteps
             lastCountedStepSeconds = max(lastCountedStepSeconds, rhythm.lastStepTimeSeconds)
         }
-        totalSteps += steps
+        lastCounted = counted
+        stepsByChannel.swing += counted.swing
+        stepsByChannel.impulse += counted.impulse
+        stepsByChannel.rhythm += counted.rhythm
+        totalSteps += counted.total
         updateCadence(at: sample.timeSeconds)
-        return steps
+        return counted.total
     }
 
     private mutating func countedPeakStep(at timeSeconds: Double) {
