@@ -350,21 +350,29 @@ struct WalkingBoutTracker: Sendable {
             let steady = abs(dt / Double(n) - confirmedPeriod) <= 0.5 * settings.intervalTolerance * confirmedPeriod
             unhalvedIntervals = steady ? counted + n : nil
         }
+        // The high band over the last 4 intervals, at half the period.
+        recentStepIndices.append(Double(candidate.sampleIndex))
+        var halfPeriodicity: Double?
+        if recentStepIndices.count == 5, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds {
+            let lag = Int((stepPeriodSeconds / 2 * settings.sampleRateHz).rounded())
+            halfPeriodicity = highBand.correlation(start: Int(recentStepIndices.minimum) - 2, end: candidate.sampleIndex + 2, lagSamples: lag)
+        }
+        let strideInHighBand = (halfPeriodicity ?? -1) >= settings.minimumHalfPeriodicity
+        // Against a heel-strike step period, both stride tests must agree, the high band as
+        // clearly as a chain repeats to be walking, while the bout still walks at that period
+        // (not drifted): the impulse chain then missed the other foot's weaker heel strikes
+        // (they fall below its comparable size at 12.5 Hz, docs/steps.md).
         if middles.count == 4, middles.sum >= 3, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds, !offTheStrikes,
-           !halvingContradictsHeelStrikes {
+           !halvingContradictsHeelStrikes || ((halfPeriodicity ?? -1) >= settings.minimumPeriodicity && walksAtHeelStrikeStepPeriod) {
             steps += Int(middles.sum) + strideBackfill(recent: middles.count)
             halvePeriod()
             return steps
         }
         // The last 4 intervals also repeat at half the period in the high band, and have
         // impulses near their middles: they were strides, each hiding one step.
-        recentStepIndices.append(Double(candidate.sampleIndex))
-        if recentStepIndices.count == 5, stepPeriodSeconds / 2 >= settings.minimumStepIntervalSeconds {
-            let start = Int(recentStepIndices.minimum) - 2
-            let lag = Int((stepPeriodSeconds / 2 * settings.sampleRateHz).rounded())
+        if strideInHighBand {
             let midpoints = recentMidpoints
-            if highBand.correlation(start: start, end: candidate.sampleIndex + 2, lagSamples: lag) >= settings.minimumHalfPeriodicity,
-               midpointsHoldSteps(midpoints.count, window: 0.2 * stepPeriodSeconds, impulses, midpoint: { midpoints.value(at: $0) }),
+            if midpointsHoldSteps(midpoints.count, window: 0.2 * stepPeriodSeconds, impulses, midpoint: { midpoints.value(at: $0) }),
                !offTheStrikes, !halvingContradictsHeelStrikes {
                 steps += 4 + strideBackfill(recent: 4)
                 halvePeriod()
@@ -382,6 +390,10 @@ struct WalkingBoutTracker: Sendable {
         else { return 0 }
         return counted - recent
     }
+
+    /// Whether the bout walks at the impulse channel's heel-strike step period (within the
+    /// chains' interval tolerance), or no such period is known.
+    private var walksAtHeelStrikeStepPeriod: Bool { heelStrikeStepPeriod.map { consistent(stepPeriodSeconds, $0) } ?? true }
 
     /// Whether half the current period would be well below (beyond the chains' interval
     /// tolerance) the step period the impulse channel walked on every heel strike when this
