@@ -32,6 +32,24 @@ struct StepCounterPropertiesTests {
         #expect(counter.totalSteps == 0)
     }
 
+    @Test("the resampler measures the input's sample interval; gaps are not intervals")
+    func inputInterval() {
+        var resampler = UniformResampler(periodSeconds: 0.04, maximumGapSeconds: 2.5)
+        #expect(resampler.inputIntervalSeconds == nil)
+        for k in 0 ..< 200 {
+            resampler.append(timeSeconds: Double(k) * 0.08, value: 1)
+            while resampler.nextOutput() != nil {}
+        }
+        #expect(abs(resampler.inputIntervalSeconds! - 0.08) < 1e-9)
+        resampler.append(timeSeconds: 199 * 0.08 + 1.5, value: 1)
+        #expect(abs(resampler.inputIntervalSeconds! - 0.08) < 1e-9)
+        for k in 1 ... 300 {
+            resampler.append(timeSeconds: 199 * 0.08 + 1.5 + Double(k) * 0.02, value: 1)
+            while resampler.nextOutput() != nil {}
+        }
+        #expect(abs(resampler.inputIntervalSeconds! - 0.02) < 0.001)
+    }
+
     @Test("the resampler averages fast input and interpolates slow input")
     func resampler() {
         var fast = UniformResampler(periodSeconds: 0.04, maximumGapSeconds: 2.5)

@@ -46,7 +46,9 @@ struct SyntheticWalkingTests {
 
     /// Slow walking where the arm settles after each step: a second, smaller pulse 0.3-0.4 s
     /// after each heel strike. Its impulses are as many as the steps' and nearly as large;
-    /// the steps' alike waveforms tell them apart (docs/steps.md, "alike waveforms").
+    /// the steps' alike waveforms tell them apart (docs/steps.md, "alike waveforms"). Below
+    /// 20 Hz the counter does not trust waveforms (gestures grow as alike as steps there), so
+    /// at 12.5 Hz a walk may be confirmed later: within 10 % there.
     @Test("slow walking with the arm settling after each step", arguments: [36.0, 42, 48, 55], [12.5, 25, 100])
     func countsSlowWalkingWithArmSettle(cadence: Double, rateHz: Double) {
         for magnitudeOnly in [false, true] {
@@ -55,7 +57,8 @@ struct SyntheticWalkingTests {
                 [.still(seconds: 4), .walkingWithArmSettle(cadenceStepsPerMinute: cadence, seconds: 100), .still(seconds: 4)],
                 sampling: plan(rateHz: rateHz, irregular: false, magnitudeOnly: magnitudeOnly), seed: seed)
             let counted = countSteps(recording, magnitudeOnly: magnitudeOnly).steps
-            #expect(abs(counted - recording.trueSteps) <= Self.tolerance(recording.trueSteps),
+            let tolerance = rateHz < 20 ? max(Self.tolerance(recording.trueSteps), recording.trueSteps / 10) : Self.tolerance(recording.trueSteps)
+            #expect(abs(counted - recording.trueSteps) <= tolerance,
                     "\(cadence) steps/min at \(rateHz) Hz, \(magnitudeOnly ? "magnitude" : "3-axis"): counted \(counted) of \(recording.trueSteps)")
         }
     }

@@ -99,6 +99,10 @@ struct ImpulseBoutTracker: Sendable {
     private var followsTemplate = false
     private var lastLikeness = 0.0
 
+    /// Whether the input resolves the impulses' waveforms well enough for the alike-waveform
+    /// test (the caller sets it from the input rate; see `StepCounter.waveformIntervalLimitSeconds`).
+    var waveformsResolved = true
+
     private(set) var isWalking = false
     /// Whether the bout under way was confirmed by a chain that holds the impulse energy with
     /// few comparable impulses between its members (not by alike waveforms among other
@@ -347,7 +351,7 @@ struct ImpulseBoutTracker: Sendable {
         if othersPerStep <= settings.maximumOthersPerStep, explained >= settings.minimumExplainedFraction { return true }
         // Steps leave alike waveforms; the arm's movements between them may then add up to
         // about one comparable impulse per step (a heel strike and the settling after it).
-        guard period >= settings.alikeMinimumPeriodSeconds, othersPerStep <= settings.alikeMaximumOthersPerStep,
+        guard waveformsResolved, period >= settings.alikeMinimumPeriodSeconds, othersPerStep <= settings.alikeMaximumOthersPerStep,
               explained >= settings.alikeMinimumExplainedFraction else { return false }
         lastLikeness = shapeLikeness(length: length)
         return lastLikeness >= settings.minimumShapeLikeness

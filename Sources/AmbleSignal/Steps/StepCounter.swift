@@ -88,6 +88,12 @@ public struct StepCounter: Sendable {
     static let impulseFloorG = 0.08
     /// Impulses closer than this are one (a foot strike rings for a few samples), in seconds.
     static let impulseRefractorySeconds = 0.25
+    /// Longest input sample interval, in seconds (20 Hz), at which the impulse channel trusts
+    /// alike waveforms as a sign of steps. Measured on the 25 Hz clips averaged down to
+    /// 12.5 Hz (`scripts/score-steps-variants`): the waveforms of shoe-lace tying there grow as
+    /// alike as steps (best chain 0.68 -> 0.86) and real 12.5 Hz walks reach only 0.84-0.92, so
+    /// at 12.5 Hz likeness is no evidence; it was found and checked on 25 Hz recordings.
+    static let waveformIntervalLimitSeconds = 0.05
     /// A bout confirmed by one channel counts only steps this long after the last step
     /// counted, in seconds: the two channels see one step at times up to about 0.1 s apart.
     static let handoverMarginSeconds = 0.3
@@ -183,6 +189,7 @@ public struct StepCounter: Sendable {
             detector.reset(to: 0)
             impulses.reset()
         }
+        impulseTracker.waveformsResolved = (resampler.inputIntervalSeconds ?? 0) <= StepCounter.waveformIntervalLimitSeconds
         var counted = ChannelSteps()
         while true {
             let time = resampler.nextOutputTimeSeconds

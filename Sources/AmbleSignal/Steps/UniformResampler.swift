@@ -25,6 +25,9 @@ struct UniformResampler: Sendable {
     private var binIntegral = 0.0
     /// Set when the last `append` restarted the stream (first sample or a long gap).
     private(set) var didRestart = false
+    /// The input's sample interval, seconds: a running mean (time constant about 50 samples)
+    /// of the intervals up to 0.5 s (longer ones are gaps); nil before the second sample.
+    private(set) var inputIntervalSeconds: Double?
 
     init(periodSeconds: Double, maximumGapSeconds: Double) {
         self.periodSeconds = periodSeconds
@@ -54,6 +57,10 @@ struct UniformResampler: Sendable {
             return
         }
         guard timeSeconds > segmentEndTime else { return }
+        let interval = timeSeconds - segmentEndTime
+        if interval <= 0.5 {
+            inputIntervalSeconds = inputIntervalSeconds.map { $0 + 0.02 * (interval - $0) } ?? interval
+        }
         segmentStartTime = segmentEndTime
         segmentStartValue = segmentEndValue
         segmentEndTime = timeSeconds
