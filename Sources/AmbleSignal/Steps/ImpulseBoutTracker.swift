@@ -97,7 +97,10 @@ struct ImpulseBoutTracker: Sendable {
     /// Mean waveform of the confirming chain of a bout confirmed by its alike waveforms.
     private var template: [Double]
     private var followsTemplate = false
-    private var lastLikeness = 0.0
+
+    /// What made a chain walking: it holds the impulse energy with few comparable impulses
+    /// between its members, or its impulses' waveforms are alike.
+    private enum WalkingEvidence { case heldEnergy, alikeWaveforms }
 
     /// Whether the input resolves the impulses' waveforms well enough for the alike-waveform
     /// test (the caller sets it from the input rate; see `StepCounter.waveformIntervalLimitSeconds`).
@@ -218,16 +221,22 @@ struct ImpulseBoutTracker: Sendable {
         scratch.removeAll()
         for m in 0 ..< length {
             let base = (chain[m] % settings.capacity) * shapeLength
-            var sxy = 0.0, sxx = 0.0, syy = 0.0
-            for j in 0 ..< shapeLength {
-                // Both have zero mean: the waveforms do, and so does the sum of the others.
-                let x = shapes[base + j], y = shapeSum[j] - x
-                sxy += x * y; sxx += x * x; syy += y * y
-            }
-            let d = (sxx * syy).squareRoot()
-            scratch.append(d > 1e-12 ? sxy / d : 0)
+            // Both have zero mean: the waveforms do, and so does the sum of the others.
+            scratch.append(shapeCorrelation(base: base) { shapeSum[$0] - shapes[base + $0] })
         }
         return scratch.median()
+    }
+
+    /// Correlation of the waveform stored at `base` with `other` (by sample), both of zero
+    /// mean; 0 when either is flat.
+    private func shapeCorrelation(base: Int, with other: (Int) -> Double) -> Double {
+        var sxy = 0.0, sxx = 0.0, syy = 0.0
+        for j in 0 ..< shapeLength {
+            let x = shapes[base + j], y = other(j)
+            sxy += x * y; sxx += x * x; syy += y * y
+        }
+        let d = (sxx * syy).squareRoot()
+        return d > 1e-12 ? sxy / d : 0
     }
 
     // MARK: Following
@@ -244,15 +253,8 @@ struct ImpulseBoutTracker: Sendable {
             let slot = nextSequence % settings.capacity
             storeShape(slot: slot, around: impulse.sampleIndex, magnitude: magnitude)
             guard hasShape[slot] else { return 0 }
-            let base = slot * shapeLength
-            var sxy = 0.0, sxx = 0.0, syy = 0.0
-            for j in 0 ..< shapeLength {
-                let x = shapes[base + j], y = template[j]
-                sxy += x * y; sxx += x * x; syy += y * y
-            }
-            let d = (sxx * syy).squareRoot()
             hasShape[slot] = false
-            guard d > 1e-12, sxy / d >= settings.alikeMinimumFollowCorrelation else { return 0 }
+            guard shapeCorrelation(base: slot * shapeLength, with: { template[$0] }) >= settings.alikeMinimumFollowCorrelation else { return 0 }
         }
         lastStepTimeSeconds = impulse.timeSeconds
         countedIntervals += n
@@ -312,9 +314,11 @@ struct ImpulseBoutTracker: Sendable {
         return (length, misses, scratch.median())
     }
 
-    /// Whether the chain in `chain[0 ..< length]` is walking (see the type's comment).
-    private mutating func isWalkingRhythm(length: Int, misses: Int, period: Double) -> Bool {
-        guard Double(misses) <= settings.maximumMissFraction * Double(length) else { return false }
+    /// Whether the chain in `chain[0 ..< length]` is walking (see the type's comment), and by
+    /// which evidence; nil when it is not. With `.alikeWaveforms`, `shapeSum` holds the sum of
+    /// its waveforms.
+    private mutating func walkingEvidence(length: Int, misses: Int, period: Double) -> WalkingEvidence? {
+        guard Double(misses) <= settings.maximumMissFraction * Double(length) else { return nil }
         scratch.removeAll()
         var sum = 0.0, squares = 0.0
         for m in 0 ..< length {
@@ -324,10 +328,10 @@ struct ImpulseBoutTracker: Sendable {
             squares += a * a
         }
         let median = scratch.median()
-        guard median >= settings.minimumMedianAmplitudeG else { return false }
+        guard median >= settings.minimumMedianAmplitudeG else { return nil }
         let mean = sum / Double(length)
         let variation = max(squares / Double(length) - mean * mean, 0).squareRoot() / mean
-        guard variation <= settings.maximumAmplitudeVariation else { return false }
+        guard variation <= settings.maximumAmplitudeVariation else { return nil }
         let cap = 2 * median
         var chainEnergy = 0.0
         for m in 0 ..< length {
@@ -348,13 +352,12 @@ struct ImpulseBoutTracker: Sendable {
         }
         let explained = spanEnergy > 0 ? chainEnergy / spanEnergy : 0
         let othersPerStep = Double(comparable - length) / Double(length)
-        if othersPerStep <= settings.maximumOthersPerStep, explained >= settings.minimumExplainedFraction { return true }
+        if othersPerStep <= settings.maximumOthersPerStep, explained >= settings.minimumExplainedFraction { return .heldEnergy }
         // Steps leave alike waveforms; the arm's movements between them may then add up to
         // about one comparable impulse per step (a heel strike and the settling after it).
         guard waveformsResolved, period >= settings.alikeMinimumPeriodSeconds, othersPerStep <= settings.alikeMaximumOthersPerStep,
-              explained >= settings.alikeMinimumExplainedFraction else { return false }
-        lastLikeness = shapeLikeness(length: length)
-        return lastLikeness >= settings.minimumShapeLikeness
+              explained >= settings.alikeMinimumExplainedFraction else { return nil }
+        return shapeLikeness(length: length) >= settings.minimumShapeLikeness ? .alikeWaveforms : nil
     }
 
     /// While the other channel walks (this one only remembers impulses): whether the impulses
@@ -376,9 +379,7 @@ struct ImpulseBoutTracker: Sendable {
             guard built.length >= settings.stepsToConfirm,
                   time(newest) - time(chain[built.length - 1]) >= settings.minimumSpanSeconds,
                   abs(built.period - period) <= tolerance * period else { continue }
-            lastLikeness = 0
-            // Passed on the energy test alone: the alike-waveform test leaves its likeness.
-            if isWalkingRhythm(length: built.length, misses: built.misses, period: built.period), lastLikeness == 0 {
+            if walkingEvidence(length: built.length, misses: built.misses, period: built.period) == .heldEnergy {
                 return (time(chain[built.length - 1]), built.period)
             }
         }
@@ -397,9 +398,9 @@ struct ImpulseBoutTracker: Sendable {
             guard built.length >= settings.stepsToConfirm,
                   time(newest) - time(chain[built.length - 1]) >= settings.minimumSpanSeconds else { continue }
             let score = built.length - 2 * built.misses
-            lastLikeness = 0
-            guard score > bestScore, isWalkingRhythm(length: built.length, misses: built.misses, period: built.period) else { continue }
-            bestAlike = lastLikeness > 0
+            guard score > bestScore,
+                  let evidence = walkingEvidence(length: built.length, misses: built.misses, period: built.period) else { continue }
+            bestAlike = evidence == .alikeWaveforms
             if bestAlike {
                 for j in 0 ..< shapeLength { template[j] = shapeSum[j] }
             }

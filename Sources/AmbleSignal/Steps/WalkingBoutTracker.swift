@@ -386,7 +386,7 @@ struct WalkingBoutTracker: Sendable {
     /// interval tolerance): the arm swing showed one peak per stride from the start.
     private func strideBackfill(recent: Int) -> Int {
         guard let counted = unhalvedIntervals, counted > recent,
-              abs(stepPeriodSeconds - confirmedPeriod) <= settings.intervalTolerance * 0.5 * (stepPeriodSeconds + confirmedPeriod)
+              consistent(stepPeriodSeconds, confirmedPeriod)
         else { return 0 }
         return counted - recent
     }
@@ -446,11 +446,7 @@ struct WalkingBoutTracker: Sendable {
     private mutating func halvePeriod() {
         followsStrides = true
         unhalvedIntervals = nil
-        stepPeriodSeconds /= 2
-        intervals.removeAll()
-        intervals.append(stepPeriodSeconds)
-        cadenceIntervals.removeAll()
-        cadenceIntervals.append(stepPeriodSeconds)
+        setPeriod(stepPeriodSeconds / 2)
         middles.removeAll()
         recentStepIndices.removeAll()
         recentMidpoints.removeAll()
@@ -669,7 +665,7 @@ struct WalkingBoutTracker: Sendable {
             if Double(middlesFound) >= 0.75 * Double(members - 1) {
                 halved = true
                 steps += middlesAfter
-            } else if let heelStrikes = heelStrikePeriod, abs(period / 2 - heelStrikes) <= settings.intervalTolerance * 0.5 * (period / 2 + heelStrikes) {
+            } else if let heelStrikes = heelStrikePeriod, consistent(period / 2, heelStrikes) {
                 // The impulse channel walks on heel strikes at half the chain's period: the
                 // chain follows the arm swing, one peak per stride.
                 halved = true
