@@ -92,6 +92,14 @@ struct HeartRateDSPTests {
         var out = Array(repeating: 0.0, count: 3)
         ring.copyNewest(3, into: &out)
         #expect(out == [6, 7, 8])
+        // Slots run from older to newer, wrapping at the capacity.
+        var slot = ring.slot(age: 4)
+        var walked: [Double] = []
+        for _ in 0 ..< 5 {
+            walked.append(ring[slot: slot])
+            slot = slot + 1 == ring.capacity ? 0 : slot + 1
+        }
+        #expect(walked == [4, 5, 6, 7, 8])
         ring.removeAll()
         #expect(ring.count == 0)
     }

@@ -22,6 +22,39 @@ struct StepCounterPropertiesTests {
         #expect(before < 6000)
     }
 
+    @Test("the signal history is addressed by absolute index and correlates a stretch with itself")
+    func signalHistory() {
+        var history = SignalHistory(capacity: 64)
+        // A period of 10 samples, then more than the capacity: the oldest are dropped.
+        for n in 0 ..< 100 { history.append(Double(n % 10 < 5 ? 1 : -1) + 0.01 * Double(n % 3)) }
+        #expect(history.count == 100)
+        #expect(history.value(at: 35) == nil)
+        #expect(history.value(at: 100) == nil)
+        #expect(history.value(at: 99) == -1 + 0.01 * Double(99 % 3))
+        #expect(history.value(at: 36) == -1)          // 36 % 10 = 6: the low half, 36 % 3 = 0
+        #expect(history.value(at: 40) == 1 + 0.01)
+        // Repeats at its period, opposes itself at half of it; the stretch before index 36 is
+        // clipped to what is held.
+        #expect(history.correlation(start: 0, end: 100, lagSamples: 30) > 0.99)
+        #expect(history.correlation(start: 0, end: 100, lagSamples: 5) < -0.9)
+        #expect(history.correlation(start: 90, end: 100, lagSamples: 8) == 0)   // fewer than 4 pairs
+    }
+
+    @Test("recent values: median, minimum, and the mean near a centre")
+    func recentValues() {
+        var values = RecentValues(capacity: 4)
+        #expect(values.median() == 0)
+        for v in [5.0, 1, 4, 2, 3] { values.append(v) }   // 5 is pushed out
+        #expect(values.count == 4)
+        #expect(values.value(at: 0) == 3)
+        #expect(values.median() == 2.5)
+        #expect(values.minimum == 1)
+        #expect(values.sum == 10)
+        #expect(values.mean(within: 1, of: 3.5) == 3.5)   // 3 and 4
+        values.removeAll()
+        #expect(values.count == 0 && values.minimum == 0)
+    }
+
     @Test("samples out of order or not finite are ignored")
     func badSamples() {
         var counter = StepCounter()

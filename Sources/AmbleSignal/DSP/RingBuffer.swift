@@ -31,6 +31,18 @@ public struct RingBuffer<Element: Sendable>: Sendable {
         return storage[i]
     }
 
+    /// The storage slot of the element `age` places back from the newest; `age < count`. Slots
+    /// run from older to newer elements, wrapping from `capacity - 1` to 0, so that a loop over
+    /// a stretch can step through them without recomputing each position.
+    public func slot(age: Int) -> Int {
+        precondition(age >= 0 && age < count, "RingBuffer age out of range")
+        let i = next - 1 - age
+        return i < 0 ? i + capacity : i
+    }
+
+    /// The element in storage slot `slot` (`0 ..< capacity`, see `slot(age:)`).
+    public subscript(slot slot: Int) -> Element { storage[slot] }
+
     /// Copies the newest `n` elements, oldest first, into `output[0..<n]`.
     public func copyNewest(_ n: Int, into output: inout [Element]) {
         precondition(n <= count && n <= output.count, "RingBuffer copy out of range")

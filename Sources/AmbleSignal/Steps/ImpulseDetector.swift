@@ -88,20 +88,19 @@ struct ImpulseLog: Sendable {
     /// (the band-pass filters' delay at the step rate).
     static let peakDelaySeconds = 0.05
 
-    private var times: [Double]
-    private var written = 0
+    /// Impulse times, newest at age 0.
+    private var times: RingBuffer<Double>
 
     init(capacity: Int) {
-        times = [Double](repeating: 0, count: max(capacity, 1))
+        times = RingBuffer(capacity: max(capacity, 1), filling: 0)
     }
 
-    var capacity: Int { times.count }
+    var capacity: Int { times.capacity }
 
-    mutating func removeAll() { written = 0 }
+    mutating func removeAll() { times.removeAll() }
 
     mutating func append(_ timeSeconds: Double) {
-        times[written % times.count] = timeSeconds
-        written += 1
+        times.append(timeSeconds)
     }
 
     /// The number of impulses where band-passed peaks between `fromPeakTime` and
@@ -109,11 +108,9 @@ struct ImpulseLog: Sendable {
     func count(fromPeakTime: Double, toPeakTime: Double) -> Int {
         let from = fromPeakTime - ImpulseLog.peakDelaySeconds, to = toPeakTime - ImpulseLog.peakDelaySeconds
         var n = 0
-        var k = written - 1
-        while k >= 0, k >= written - times.count {
-            let t = times[k % times.count]
+        for age in 0 ..< times.count {
+            let t = times[age: age]
             if t >= from, t <= to { n += 1 }
-            k -= 1
         }
         return n
     }
@@ -122,12 +119,10 @@ struct ImpulseLog: Sendable {
     /// `peakTimeSeconds` puts its heel strike.
     func hasImpulse(nearPeakAt peakTimeSeconds: Double, within window: Double) -> Bool {
         let target = peakTimeSeconds - ImpulseLog.peakDelaySeconds
-        var k = written - 1
-        while k >= 0, k >= written - times.count {
-            let t = times[k % times.count]
+        for age in 0 ..< times.count {
+            let t = times[age: age]
             if abs(t - target) <= window { return true }
             if t < target - window { return false }
-            k -= 1
         }
         return false
     }

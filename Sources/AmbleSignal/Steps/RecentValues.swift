@@ -1,60 +1,55 @@
-/// The last few values of a quantity in a fixed-size ring, with their median.
+/// The last few values of a quantity (a `RingBuffer`), with the statistics the step channels
+/// ask of them.
 struct RecentValues: Sendable {
-    private var values: [Double]
+    private var values: RingBuffer<Double>
     private var scratch: [Double]
-    private var next = 0
-    private(set) var count = 0
 
     init(capacity: Int) {
-        values = [Double](repeating: 0, count: max(capacity, 1))
-        scratch = values
+        values = RingBuffer(capacity: max(capacity, 1), filling: 0)
+        scratch = [Double](repeating: 0, count: max(capacity, 1))
     }
 
-    var capacity: Int { values.count + scratch.count }
+    var capacity: Int { values.capacity + scratch.count }
 
-    mutating func removeAll() {
-        count = 0
-        next = 0
-    }
+    var count: Int { values.count }
 
-    mutating func append(_ value: Double) {
-        values[next] = value
-        next = (next + 1) % values.count
-        count = min(count + 1, values.count)
-    }
+    mutating func removeAll() { values.removeAll() }
 
-    /// The `index`-th value held (0 ..< count), in no particular order.
-    func value(at index: Int) -> Double { values[index] }
+    mutating func append(_ value: Double) { values.append(value) }
+
+    /// The `index`-th value held (0 ..< count), newest first.
+    func value(at index: Int) -> Double { values[age: index] }
 
     var sum: Double {
         var total = 0.0
-        for i in 0 ..< count { total += values[i] }
+        for age in 0 ..< count { total += values[age: age] }
         return total
     }
 
     /// The smallest value held; 0 when empty.
     var minimum: Double {
         guard count > 0 else { return 0 }
-        var m = values[0]
-        for i in 1 ..< count { m = min(m, values[i]) }
+        var m = values[age: 0]
+        for age in 1 ..< count { m = min(m, values[age: age]) }
         return m
     }
 
     /// The mean of the values within `tolerance` of `center`; 0 when there are none.
     func mean(within tolerance: Double, of center: Double) -> Double {
         var total = 0.0, n = 0
-        for i in 0 ..< count where abs(values[i] - center) <= tolerance {
-            total += values[i]
+        for age in 0 ..< count where abs(values[age: age] - center) <= tolerance {
+            total += values[age: age]
             n += 1
         }
         return n > 0 ? total / Double(n) : 0
     }
 
-    /// The median (the mean of the middle two for an even count); 0 when empty.
+    /// The median (the mean of the middle two for an even count); 0 when empty. An insertion
+    /// sort into the scratch: the rings hold at most a few dozen values.
     mutating func median() -> Double {
         guard count > 0 else { return 0 }
         for i in 0 ..< count {
-            let v = values[i]
+            let v = values[age: i]
             var j = i
             while j > 0, scratch[j - 1] > v {
                 scratch[j] = scratch[j - 1]
