@@ -37,7 +37,8 @@
 /// 0.65 T and 1.4 T after the last step (largest for its distance from T), or near 2 T or
 /// 3 T, counting the 1 or 2 steps missed in between (a weak step the detector did not see);
 /// one fewer when the gap is shorter than that and holds no heel strike (a slower step), unless
-/// the bout follows strides.
+/// the bout follows strides, and two instead of three when the gap's middle holds a heel strike
+/// the size of the steps (two slower steps: left and right steps take nearly equal time).
 /// It is held until its window closes and then counted, a heel strike of the window first.
 /// Other candidates are not steps. With no fitting candidate for 3.5 T, the bout ends.
 struct WalkingBoutTracker: Sendable {
@@ -83,6 +84,10 @@ struct WalkingBoutTracker: Sendable {
         var middleRange: ClosedRange<Double> = 0.4 ... 0.6
         /// Smallest rise of a middle candidate, as a fraction of the step before it.
         var middleAmplitudeFraction = 0.25
+        /// Largest rise of a heel strike at a gap's middle that makes the gap two slower steps,
+        /// as a multiple of the median rise of the last steps: a peak several times the steps'
+        /// size is the arm moving (its impulse says nothing about where the steps fell).
+        var gapMiddleLargestRiseFraction = 2.0
         /// Largest time between a band-passed peak's heel strike and an impulse for the peak to
         /// count as a heel strike, seconds.
         var heelStrikeWindowSeconds = 0.15
@@ -136,6 +141,13 @@ struct WalkingBoutTracker: Sendable {
     private var windowCandidates: [StepCandidate]
     private var windowScores: [Double]
     private var windowCount = 0
+    /// Rises of the last 6 steps, g (the steps' size, for a gap's middle).
+    private var recentRises = RecentValues(capacity: 6)
+    /// The last candidates seen while following (ring of times and rises): where in a gap of
+    /// missed steps the other peaks fell.
+    private var gapCandidateTimes: [Double]
+    private var gapCandidateRises: [Double]
+    private var gapCandidateCount = 0
     /// Times of the last 8 steps (ring), to tell whether the bout is on the heel strikes.
     private var recentStepTimes: [Double]
     private var recentStepCount = 0
@@ -172,13 +184,16 @@ struct WalkingBoutTracker: Sendable {
         windowCandidates = [StepCandidate](repeating: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0), count: 4)
         windowScores = [Double](repeating: 0, count: 4)
         recentStepTimes = [Double](repeating: 0, count: 8)
+        gapCandidateTimes = [Double](repeating: 0, count: 6)
+        gapCandidateRises = gapCandidateTimes
     }
 
     /// Elements held in the tracker's buffers (fixed at init).
     var bufferElementCount: Int {
         times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count + earlierTimes.count + earlierAmplitudes.count
             + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity + recentMidpoints.capacity
-            + 3 * windowCandidates.count + windowScores.count + recentStepTimes.count
+            + 3 * windowCandidates.count + windowScores.count + recentStepTimes.count + recentRises.capacity
+            + gapCandidateTimes.count + gapCandidateRises.count
     }
 
     /// Steps per minute over the last 8 step intervals: their mean after dropping those more
@@ -250,6 +265,9 @@ struct WalkingBoutTracker: Sendable {
     private mutating func follow(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
+        gapCandidateTimes[gapCandidateCount % gapCandidateTimes.count] = candidate.timeSeconds
+        gapCandidateRises[gapCandidateCount % gapCandidateRises.count] = candidate.amplitudeG
+        gapCandidateCount += 1
         if dt < settings.earliestStepFraction * t {
             if settings.middleRange.contains(dt / t), candidate.amplitudeG >= settings.middleAmplitudeFraction * lastStepAmplitude {
                 middleTime = candidate.timeSeconds
@@ -304,6 +322,24 @@ struct WalkingBoutTracker: Sendable {
         return 2 * strikes < known
     }
 
+    /// Whether a candidate seen after the last step and before `end` lies at the middle of that gap
+    /// (`middleRange`), is a heel strike, and is of the steps' size: at least
+    /// `middleAmplitudeFraction` of the last step's rise and at most `gapMiddleLargestRiseFraction`
+    /// times the median rise of the last steps.
+    private mutating func gapHoldsStepAtMiddle(until end: Double, _ impulses: ImpulseLog) -> Bool {
+        let span = end - lastStepTime
+        guard span > 0 else { return false }
+        let largest = recentRises.count > 0 ? settings.gapMiddleLargestRiseFraction * recentRises.median() : .infinity
+        for k in max(0, gapCandidateCount - gapCandidateTimes.count) ..< gapCandidateCount {
+            let time = gapCandidateTimes[k % gapCandidateTimes.count], rise = gapCandidateRises[k % gapCandidateRises.count]
+            guard time > lastStepTime, time < end, settings.middleRange.contains((time - lastStepTime) / span),
+                  rise >= settings.middleAmplitudeFraction * lastStepAmplitude, rise <= largest,
+                  isHeelStrike(time, impulses) else { continue }
+            return true
+        }
+        return false
+    }
+
     /// Counts `candidate` as the next step (and any missed before it), updates the period and
     /// checks whether the bout went stride by stride.
     private mutating func accept(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
@@ -322,8 +358,16 @@ struct WalkingBoutTracker: Sendable {
                           toPeakTime: candidate.timeSeconds - settings.gapMarginFraction * dt) == 0 {
             steps = n - 1
         }
+        // A gap of three periods with a heel strike of the steps' size at its middle was two
+        // slower steps: three steps would have put their heel strikes at a third and two thirds
+        // of it, and left and right steps take nearly equal time (the walker slowing or
+        // turning; the candidates between were too far from the period to be followed).
+        if n == 3, steps == 3, !followsStrides, gapHoldsStepAtMiddle(until: candidate.timeSeconds, impulses) {
+            steps = 2
+        }
         lastStepTime = candidate.timeSeconds
         lastStepAmplitude = candidate.amplitudeG
+        recentRises.append(candidate.amplitudeG)
         logStep(candidate.timeSeconds)
         // The period follows the intervals seen, not those that spanned missed steps: dt / n
         // there is a guess made with the period itself, and with the period a little short a
@@ -710,6 +754,9 @@ struct WalkingBoutTracker: Sendable {
         windowCount = 0
         recentStepCount = 0
         for m in max(0, members - 8) ..< members { logStep(times[slot(scratchChain[m])]) }
+        recentRises.removeAll()
+        for m in 0 ..< members { recentRises.append(amplitudes[slot(scratchChain[m])]) }
+        gapCandidateCount = 0
         let newestSlot = slot(newest)
         lastStepTime = times[newestSlot]
         lastStepAmplitude = amplitudes[newestSlot]
