@@ -145,12 +145,9 @@ struct WalkingBoutTracker: Sendable {
     private var recentRises = RecentValues(capacity: 6)
     /// The last candidates seen while following (ring of times and rises): where in a gap of
     /// missed steps the other peaks fell.
-    private var gapCandidateTimes: [Double]
-    private var gapCandidateRises: [Double]
-    private var gapCandidateCount = 0
+    private var gapCandidates: RingBuffer<StepCandidate>
     /// Times of the last 8 steps (ring), to tell whether the bout is on the heel strikes.
-    private var recentStepTimes: [Double]
-    private var recentStepCount = 0
+    private var recentStepTimes: RingBuffer<Double>
     /// Intervals counted as one step each since a bout was confirmed without halving, and
     /// the period it was confirmed at: when following later finds that the same rhythm goes
     /// stride by stride, those intervals were strides too (nil once halved or not tracked).
@@ -183,17 +180,16 @@ struct WalkingBoutTracker: Sendable {
         earlierAmplitudes = earlierTimes
         windowCandidates = [StepCandidate](repeating: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0), count: 4)
         windowScores = [Double](repeating: 0, count: 4)
-        recentStepTimes = [Double](repeating: 0, count: 8)
-        gapCandidateTimes = [Double](repeating: 0, count: 6)
-        gapCandidateRises = gapCandidateTimes
+        recentStepTimes = RingBuffer(capacity: 8, filling: 0)
+        gapCandidates = RingBuffer(capacity: 6, filling: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0))
     }
 
     /// Elements held in the tracker's buffers (fixed at init).
     var bufferElementCount: Int {
         times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count + earlierTimes.count + earlierAmplitudes.count
             + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity + recentMidpoints.capacity
-            + 3 * windowCandidates.count + windowScores.count + recentStepTimes.count + recentRises.capacity
-            + gapCandidateTimes.count + gapCandidateRises.count
+            + 3 * windowCandidates.count + windowScores.count + recentStepTimes.capacity + recentRises.capacity
+            + 3 * gapCandidates.capacity
     }
 
     /// Steps per minute over the last 8 step intervals: their mean after dropping those more
@@ -265,9 +261,7 @@ struct WalkingBoutTracker: Sendable {
     private mutating func follow(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
-        gapCandidateTimes[gapCandidateCount % gapCandidateTimes.count] = candidate.timeSeconds
-        gapCandidateRises[gapCandidateCount % gapCandidateRises.count] = candidate.amplitudeG
-        gapCandidateCount += 1
+        gapCandidates.append(candidate)
         if dt < settings.earliestStepFraction * t {
             if settings.middleRange.contains(dt / t), candidate.amplitudeG >= settings.middleAmplitudeFraction * lastStepAmplitude {
                 middleTime = candidate.timeSeconds
@@ -308,17 +302,16 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func logStep(_ time: Double) {
-        recentStepTimes[recentStepCount % recentStepTimes.count] = time
-        recentStepCount += 1
+        recentStepTimes.append(time)
     }
 
     /// Whether most of the last 8 steps (at least 6 known) were not heel strikes: the bout
     /// has slipped onto the wrist's own movement between slow steps.
     private func isOffTheHeelStrikes(_ impulses: ImpulseLog) -> Bool {
-        let known = min(recentStepCount, recentStepTimes.count)
+        let known = recentStepTimes.count
         guard known >= 6 else { return false }
         var strikes = 0
-        for k in 0 ..< known where isHeelStrike(recentStepTimes[k], impulses) { strikes += 1 }
+        for age in 0 ..< known where isHeelStrike(recentStepTimes[age: age], impulses) { strikes += 1 }
         return 2 * strikes < known
     }
 
@@ -330,8 +323,8 @@ struct WalkingBoutTracker: Sendable {
         let span = end - lastStepTime
         guard span > 0 else { return false }
         let largest = recentRises.count > 0 ? settings.gapMiddleLargestRiseFraction * recentRises.median() : .infinity
-        for k in max(0, gapCandidateCount - gapCandidateTimes.count) ..< gapCandidateCount {
-            let time = gapCandidateTimes[k % gapCandidateTimes.count], rise = gapCandidateRises[k % gapCandidateRises.count]
+        for age in stride(from: gapCandidates.count - 1, through: 0, by: -1) {
+            let time = gapCandidates[age: age].timeSeconds, rise = gapCandidates[age: age].amplitudeG
             guard time > lastStepTime, time < end, settings.middleRange.contains((time - lastStepTime) / span),
                   rise >= settings.middleAmplitudeFraction * lastStepAmplitude, rise <= largest,
                   isHeelStrike(time, impulses) else { continue }
@@ -465,11 +458,10 @@ struct WalkingBoutTracker: Sendable {
     /// chain's first impulse), as far as the last 8 steps go.
     mutating func halveOnHeelStrikes(since: Double, stepPeriod: Double, impulses: ImpulseLog) -> Int {
         guard halfPeriodIfHalvable != nil, !isOffTheHeelStrikes(impulses) else { return 0 }
-        let known = min(recentStepCount, recentStepTimes.count)
         var hidden = 0
-        if known >= 2 {
-            for k in (recentStepCount - known + 1) ..< recentStepCount {
-                let a = recentStepTimes[(k - 1) % recentStepTimes.count], b = recentStepTimes[k % recentStepTimes.count]
+        if recentStepTimes.count >= 2 {
+            for age in stride(from: recentStepTimes.count - 2, through: 0, by: -1) {
+                let a = recentStepTimes[age: age + 1], b = recentStepTimes[age: age]
                 if 0.5 * (a + b) >= since { hidden += max(1, Int(((b - a) / stepPeriodSeconds).rounded())) }
             }
         }
@@ -494,7 +486,7 @@ struct WalkingBoutTracker: Sendable {
         middles.removeAll()
         recentStepIndices.removeAll()
         recentMidpoints.removeAll()
-        recentStepCount = 0
+        recentStepTimes.removeAll()
     }
 
     private mutating func endBout() {
@@ -752,11 +744,11 @@ struct WalkingBoutTracker: Sendable {
         middleTime = nil
         held = nil
         windowCount = 0
-        recentStepCount = 0
+        recentStepTimes.removeAll()
         for m in max(0, members - 8) ..< members { logStep(times[slot(scratchChain[m])]) }
         recentRises.removeAll()
         for m in 0 ..< members { recentRises.append(amplitudes[slot(scratchChain[m])]) }
-        gapCandidateCount = 0
+        gapCandidates.removeAll()
         let newestSlot = slot(newest)
         lastStepTime = times[newestSlot]
         lastStepAmplitude = amplitudes[newestSlot]
