@@ -23,6 +23,13 @@ struct RecentValues: Sendable {
         count = min(count + 1, values.count)
     }
 
+    /// Forgets the newest value (the one before it stays; a value the ring dropped is not back).
+    mutating func removeLast() {
+        guard count > 0 else { return }
+        next = (next + values.count - 1) % values.count
+        count -= 1
+    }
+
     /// The `index`-th value held (0 ..< count), in no particular order.
     func value(at index: Int) -> Double { values[index] }
 

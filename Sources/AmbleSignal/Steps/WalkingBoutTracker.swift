@@ -40,6 +40,11 @@
 /// the bout follows strides.
 /// It is held until its window closes and then counted, a heel strike of the window first.
 /// Other candidates are not steps. With no fitting candidate for 3.5 T, the bout ends.
+/// A step taken late (more than the chains' `intervalTolerance` beyond T: a large arm
+/// movement taken for the step) displaces the phase and may lengthen T; when the next
+/// candidate then fits no window but fits near 1-3 T at the period before, from the late step
+/// or (2-3 T) from the step before it, the late interval was no step's: T goes back, and the
+/// late step stands for one step.
 struct WalkingBoutTracker: Sendable {
     struct Settings: Sendable, Equatable {
         /// Candidates searched for a chain (fixed memory: this squared chain lengths).
@@ -157,6 +162,12 @@ struct WalkingBoutTracker: Sendable {
     private var boutEndFollowedStrides = false
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
+    /// When the last interval was late (beyond the chains' interval tolerance): the step period
+    /// before it and the step before it; nil otherwise.
+    private var lateStep: (periodBefore: Double, previousTime: Double, previousAmplitude: Double)?
+    /// Steps already counted for a late step that the held candidate, followed from the step
+    /// before it, replaces.
+    private var countedAhead = 0
 
     init(settings: Settings) {
         self.settings = settings
@@ -258,7 +269,9 @@ struct WalkingBoutTracker: Sendable {
         }
         let n = Int((dt / t).rounded())
         let offset = abs(dt - Double(n) * t)
-        guard n >= 1, n <= settings.maximumMissedSteps + 1, offset <= (settings.latestStepFraction - 1) * t else { return 0 }
+        guard n >= 1, n <= settings.maximumMissedSteps + 1, offset <= (settings.latestStepFraction - 1) * t else {
+            return held == nil ? followPeriodBeforeLateStep(candidate, highBand: highBand, impulses: impulses) : 0
+        }
         if let next = held, n > next.steps {
             // Past the held candidate's window: it is the step; look at this one from there.
             let steps = commitHeld(highBand: highBand, impulses: impulses)
@@ -272,6 +285,38 @@ struct WalkingBoutTracker: Sendable {
         windowCount += 1
         if held == nil || score > held!.score { held = (candidate, n, score) }
         return 0
+    }
+
+    /// A candidate that fits no window after a late step (more than the chains' interval
+    /// tolerance beyond the period), but fits a window at the period before it, from the late
+    /// step or (2-3 periods) from the step before it: the late step was a large arm movement near a
+    /// step, not a step a slower walker took (those keep coming late, and a fitting candidate
+    /// keeps the new period). Its interval goes and the period returns; the candidate is then
+    /// followed as usual, counting the steps missed (the late step stands for one of them).
+    /// Without this, the lengthened period or the displaced phase can put the next heel strikes
+    /// between the windows (near 1.5 and 2.5 periods), and the bout lapses.
+    private mutating func followPeriodBeforeLateStep(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+        guard let late = lateStep else { return 0 }
+        lateStep = nil
+        let earlier = late.periodBefore
+        func fits(_ dt: Double, from: Int) -> Bool {
+            let n = Int((dt / earlier).rounded())
+            return n >= from && n <= settings.maximumMissedSteps + 1 && abs(dt - Double(n) * earlier) <= (settings.latestStepFraction - 1) * earlier
+        }
+        if fits(candidate.timeSeconds - lastStepTime, from: 1) {
+            // On the rhythm from the late step at the earlier period: it stands for its step.
+        } else if fits(candidate.timeSeconds - late.previousTime, from: 2) {
+            // On the grid of the step before it: the candidate replaces the late step, which
+            // stands for one of the steps it completes.
+            lastStepTime = late.previousTime
+            lastStepAmplitude = late.previousAmplitude
+            countedAhead = 1
+        } else {
+            return 0
+        }
+        intervals.removeLast()
+        stepPeriodSeconds = earlier
+        return follow(candidate, highBand: highBand, impulses: impulses)
     }
 
     /// Counts the held step: the best-scored heel strike of its window, or the best-scored
@@ -310,6 +355,8 @@ struct WalkingBoutTracker: Sendable {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
         let n = Int((dt / t).rounded())
+        let ahead = countedAhead
+        countedAhead = 0
         guard dt >= settings.earliestStepFraction * t, n >= 1, n <= settings.maximumMissedSteps + 1,
               abs(dt - Double(n) * t) <= (settings.latestStepFraction - 1) * t else { return 0 }
         var steps = n
@@ -322,6 +369,8 @@ struct WalkingBoutTracker: Sendable {
                           toPeakTime: candidate.timeSeconds - settings.gapMarginFraction * dt) == 0 {
             steps = n - 1
         }
+        steps -= min(ahead, steps)
+        let previousStep = (time: lastStepTime, amplitude: lastStepAmplitude)
         lastStepTime = candidate.timeSeconds
         lastStepAmplitude = candidate.amplitudeG
         logStep(candidate.timeSeconds)
@@ -334,6 +383,8 @@ struct WalkingBoutTracker: Sendable {
             cadenceIntervals.append(dt)
         }
         stepPeriodSeconds = intervals.median()
+        let late = n == 1 && dt > (1 + settings.intervalTolerance) * t
+        lateStep = late ? (t, previousStep.time, previousStep.amplitude) : nil
         // A middle peak is a step only when it was a heel strike, not the filters' ringing
         // after a slow step's impulse or the wrist's own movement. Only a one-period interval
         // has a middle: in one that spans missed steps, the peak 0.3-0.7 periods after the
@@ -436,6 +487,8 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func setPeriod(_ period: Double) {
+        lateStep = nil
+        countedAhead = 0
         stepPeriodSeconds = period
         intervals.removeAll()
         intervals.append(period)
@@ -454,6 +507,8 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func endBout() {
+        lateStep = nil
+        countedAhead = 0
         heelStrikeStepPeriod = nil
         held = nil
         unhalvedIntervals = nil
@@ -695,6 +750,8 @@ struct WalkingBoutTracker: Sendable {
 
         followsStrides = halved || (recent && boutEndFollowedStrides)
         isWalking = true
+        lateStep = nil
+        countedAhead = 0
         confirmedOnHeelStrikes = !recent && 4 * membersOnStrikes >= 3 * members
         unhalvedIntervals = halved ? nil : intervalsAfter
         confirmedPeriod = stepPeriod
