@@ -18,6 +18,14 @@ public struct RingBuffer<Element: Sendable>: Sendable {
         if count < capacity { count += 1 }
     }
 
+    /// Forgets the newest element; the one before it becomes the newest (an element already
+    /// overwritten does not come back).
+    public mutating func removeNewest() {
+        guard count > 0 else { return }
+        next = next == 0 ? capacity - 1 : next - 1
+        count -= 1
+    }
+
     public mutating func removeAll() {
         count = 0
         next = 0

@@ -17,6 +17,9 @@ struct RecentValues: Sendable {
 
     mutating func append(_ value: Double) { values.append(value) }
 
+    /// Forgets the newest value (the one before it stays; a value the ring dropped is not back).
+    mutating func removeLast() { values.removeNewest() }
+
     /// The `index`-th value held (0 ..< count), newest first.
     func value(at index: Int) -> Double { values[age: index] }
 

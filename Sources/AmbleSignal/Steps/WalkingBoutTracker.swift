@@ -41,6 +41,11 @@
 /// the size of the steps (two slower steps: left and right steps take nearly equal time).
 /// It is held until its window closes and then counted, a heel strike of the window first.
 /// Other candidates are not steps. With no fitting candidate for 3.5 T, the bout ends.
+/// A step taken late (more than the chains' `intervalTolerance` beyond T: a large arm
+/// movement taken for the step) displaces the phase and may lengthen T; when the next
+/// candidate then fits no window but fits near 1-3 T at the period before, from the late step
+/// or (2-3 T) from the step before it, the late interval was no step's: T goes back, and the
+/// late step stands for one step.
 struct WalkingBoutTracker: Sendable {
     struct Settings: Sendable, Equatable {
         /// Candidates searched for a chain (fixed memory: this squared chain lengths).
@@ -166,6 +171,12 @@ struct WalkingBoutTracker: Sendable {
     private var boutEndFollowedStrides = false
     private var boutEndTime = -Double.infinity
     private var boutEndPeriod = 1.0
+    /// When the last interval was late (beyond the chains' interval tolerance): the step period
+    /// before it and the step before it; nil otherwise.
+    private var lateStep: (periodBefore: Double, previousTime: Double, previousAmplitude: Double)?
+    /// Steps already counted for a late step that the held candidate, followed from the step
+    /// before it, replaces.
+    private var countedAhead = 0
 
     init(settings: Settings) {
         self.settings = settings
@@ -270,7 +281,9 @@ struct WalkingBoutTracker: Sendable {
         }
         let n = Int((dt / t).rounded())
         let offset = abs(dt - Double(n) * t)
-        guard n >= 1, n <= settings.maximumMissedSteps + 1, offset <= (settings.latestStepFraction - 1) * t else { return 0 }
+        guard n >= 1, n <= settings.maximumMissedSteps + 1, offset <= (settings.latestStepFraction - 1) * t else {
+            return held == nil ? followPeriodBeforeLateStep(candidate, highBand: highBand, impulses: impulses) : 0
+        }
         if let next = held, n > next.steps {
             // Past the held candidate's window: it is the step; look at this one from there.
             let steps = commitHeld(highBand: highBand, impulses: impulses)
@@ -284,6 +297,38 @@ struct WalkingBoutTracker: Sendable {
         windowCount += 1
         if held == nil || score > held!.score { held = (candidate, n, score) }
         return 0
+    }
+
+    /// A candidate that fits no window after a late step (more than the chains' interval
+    /// tolerance beyond the period), but fits a window at the period before it, from the late
+    /// step or (2-3 periods) from the step before it: the late step was a large arm movement near a
+    /// step, not a step a slower walker took (those keep coming late, and a fitting candidate
+    /// keeps the new period). Its interval goes and the period returns; the candidate is then
+    /// followed as usual, counting the steps missed (the late step stands for one of them).
+    /// Without this, the lengthened period or the displaced phase can put the next heel strikes
+    /// between the windows (near 1.5 and 2.5 periods), and the bout lapses.
+    private mutating func followPeriodBeforeLateStep(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+        guard let late = lateStep else { return 0 }
+        lateStep = nil
+        let earlier = late.periodBefore
+        func fits(_ dt: Double, from: Int) -> Bool {
+            let n = Int((dt / earlier).rounded())
+            return n >= from && n <= settings.maximumMissedSteps + 1 && abs(dt - Double(n) * earlier) <= (settings.latestStepFraction - 1) * earlier
+        }
+        if fits(candidate.timeSeconds - lastStepTime, from: 1) {
+            // On the rhythm from the late step at the earlier period: it stands for its step.
+        } else if fits(candidate.timeSeconds - late.previousTime, from: 2) {
+            // On the grid of the step before it: the candidate replaces the late step, which
+            // stands for one of the steps it completes.
+            lastStepTime = late.previousTime
+            lastStepAmplitude = late.previousAmplitude
+            countedAhead = 1
+        } else {
+            return 0
+        }
+        intervals.removeLast()
+        stepPeriodSeconds = earlier
+        return follow(candidate, highBand: highBand, impulses: impulses)
     }
 
     /// Counts the held step: the best-scored heel strike of its window, or the best-scored
@@ -339,6 +384,8 @@ struct WalkingBoutTracker: Sendable {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
         let n = Int((dt / t).rounded())
+        let ahead = countedAhead
+        countedAhead = 0
         guard dt >= settings.earliestStepFraction * t, n >= 1, n <= settings.maximumMissedSteps + 1,
               abs(dt - Double(n) * t) <= (settings.latestStepFraction - 1) * t else { return 0 }
         var steps = n
@@ -358,6 +405,8 @@ struct WalkingBoutTracker: Sendable {
         if n == 3, steps == 3, !followsStrides, gapHoldsStepAtMiddle(until: candidate.timeSeconds, impulses) {
             steps = 2
         }
+        steps -= min(ahead, steps)
+        let previousStep = (time: lastStepTime, amplitude: lastStepAmplitude)
         lastStepTime = candidate.timeSeconds
         lastStepAmplitude = candidate.amplitudeG
         recentRises.append(candidate.amplitudeG)
@@ -371,6 +420,8 @@ struct WalkingBoutTracker: Sendable {
             cadenceIntervals.append(dt)
         }
         stepPeriodSeconds = intervals.median()
+        let late = n == 1 && dt > (1 + settings.intervalTolerance) * t
+        lateStep = late ? (t, previousStep.time, previousStep.amplitude) : nil
         // A middle peak is a step only when it was a heel strike, not the filters' ringing
         // after a slow step's impulse or the wrist's own movement. Only a one-period interval
         // has a middle: in one that spans missed steps, the peak 0.3-0.7 periods after the
@@ -472,6 +523,8 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func setPeriod(_ period: Double) {
+        lateStep = nil
+        countedAhead = 0
         stepPeriodSeconds = period
         intervals.removeAll()
         intervals.append(period)
@@ -490,6 +543,8 @@ struct WalkingBoutTracker: Sendable {
     }
 
     private mutating func endBout() {
+        lateStep = nil
+        countedAhead = 0
         heelStrikeStepPeriod = nil
         held = nil
         unhalvedIntervals = nil
@@ -731,6 +786,8 @@ struct WalkingBoutTracker: Sendable {
 
         followsStrides = halved || (recent && boutEndFollowedStrides)
         isWalking = true
+        lateStep = nil
+        countedAhead = 0
         confirmedOnHeelStrikes = !recent && 4 * membersOnStrikes >= 3 * members
         unhalvedIntervals = halved ? nil : intervalsAfter
         confirmedPeriod = stepPeriod

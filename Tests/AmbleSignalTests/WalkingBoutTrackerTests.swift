@@ -1,0 +1,76 @@
+@testable import AmbleSignal
+import RealModule
+import Testing
+
+/// The swing channel's bouts on their own (`WalkingBoutTracker`): candidates and impulses made
+/// directly at 25 Hz, so a following decision can be checked.
+@Suite("Swing-channel bouts")
+struct WalkingBoutTrackerTests {
+    static let rate = 25.0
+
+    /// Feeds a brisk walk's step candidates (band-passed signal repeating at the step period,
+    /// a heel-strike impulse at every step) until `seconds`; returns the steps counted.
+    /// `candidates` are the peaks the detector sees (times, rises), `strikes` the true steps.
+    static func run(seconds: Double, period: Double, candidates: [(time: Double, rise: Double)], strikes: [Double]) -> Int {
+        var tracker = WalkingBoutTracker(settings: .init())
+        var history = SignalHistory(capacity: 1024)
+        var highBand = SignalHistory(capacity: 1024)
+        var impulses = ImpulseLog(capacity: 40)
+        var nextCandidate = 0, nextStrike = 0, steps = 0
+        var index = 0
+        while Double(index) / rate < seconds {
+            let t = Double(index) / rate
+            history.append(0.4 * Double.cos(2 * .pi * t / period))
+            highBand.append(0.2 * Double.cos(2 * .pi * t / period))
+            // Impulses are known about 0.3 s after the heel strike (the detector's refractory time).
+            while nextStrike < strikes.count, strikes[nextStrike] + 0.3 <= t {
+                impulses.append(strikes[nextStrike] - ImpulseLog.peakDelaySeconds)
+                nextStrike += 1
+            }
+            steps += tracker.advance(to: t, highBand: highBand, impulses: impulses)
+            while nextCandidate < candidates.count, candidates[nextCandidate].time <= t {
+                let c = candidates[nextCandidate]
+                let candidate = StepCandidate(timeSeconds: c.time, amplitudeG: c.rise, sampleIndex: Int((c.time * rate).rounded()))
+                steps += tracker.process(candidate, history: history, highBand: highBand, impulses: impulses)
+                nextCandidate += 1
+            }
+            index += 1
+        }
+        return steps
+    }
+
+    /// Steps of a brisk walk whose intervals alternate (left and right steps differ a little at
+    /// the wrist), starting at 1 s.
+    static func strikes(count: Int, short: Double, long: Double) -> [Double] {
+        var times = [1.0]
+        for k in 1 ..< count { times.append(times[k - 1] + (k % 2 == 1 ? short : long)) }
+        return times
+    }
+
+    /// Steps 0.42-0.48 s apart (in four orders), step 20 seen late, as a large arm movement's
+    /// peak (`lateness` periods after step 19, beyond the chains' 30 %), which hides step 21
+    /// from the detector. The bout lapsed when the late interval lengthened its period or the
+    /// displaced phase put the next steps between its windows (about 1.5 and 2.5 periods).
+    @Test("a large arm movement taken for a late step does not make the bout lose the rhythm",
+          arguments: [0, 1, 2, 3], [1.31, 1.35, 1.38])
+    func lateArmMovement(order: Int, lateness: Double) {
+        let pattern = [0.42, 0.48, 0.46, 0.44]
+        var steps = [1.0]
+        for k in 1 ..< 40 { steps.append(steps[k - 1] + pattern[(k + order) % pattern.count]) }
+        var candidates = steps.map { (time: $0, rise: 0.6) }
+        candidates[20] = (time: steps[19] + lateness * 0.45, rise: 1.1)
+        candidates.remove(at: 21)
+        let counted = WalkingBoutTrackerTests.run(seconds: steps.last! + 2, period: 0.45, candidates: candidates, strikes: steps)
+        #expect(counted == steps.count, "counted \(counted) of \(steps.count)")
+    }
+
+    @Test("a walker who slows down is followed at the slower period, no steps added")
+    func slowingDown() {
+        // 20 steps at 0.45 s, then 20 at 0.62 s (beyond the chains' 30 % at once).
+        var steps = WalkingBoutTrackerTests.strikes(count: 20, short: 0.40, long: 0.50)
+        for _ in 0 ..< 20 { steps.append(steps.last! + 0.62) }
+        let candidates = steps.map { (time: $0, rise: 0.6) }
+        let counted = WalkingBoutTrackerTests.run(seconds: steps.last! + 2, period: 0.45, candidates: candidates, strikes: steps)
+        #expect(counted == steps.count, "counted \(counted) of \(steps.count)")
+    }
+}
