@@ -90,9 +90,11 @@ struct WalkingBoutTracker: Sendable {
         /// Smallest rise of a middle candidate, as a fraction of the step before it.
         var middleAmplitudeFraction = 0.25
         /// Largest rise of a heel strike at a gap's middle that makes the gap two slower steps,
-        /// as a multiple of the median rise of the last steps: a peak several times the steps'
-        /// size is the arm moving (its impulse says nothing about where the steps fell).
-        var gapMiddleLargestRiseFraction = 2.0
+        /// as a multiple of the median rise of the last steps: a peak well above the steps' size is
+        /// the arm moving near a step (its impulse is that step's, and says nothing about how many
+        /// steps the gap held). At 2 a 1.1 g arm movement among 0.6 g steps passed, and a late
+        /// one made a gap of 3 steps 2 (`WalkingBoutTrackerTests`).
+        var gapMiddleLargestRiseFraction = 1.5
         /// Largest time between a band-passed peak's heel strike and an impulse for the peak to
         /// count as a heel strike, seconds.
         var heelStrikeWindowSeconds = 0.15
@@ -350,6 +352,13 @@ struct WalkingBoutTracker: Sendable {
         recentStepTimes.append(time)
     }
 
+    /// Whether `time` is one of the last 8 steps counted (a late step the bout was re-anchored
+    /// past lies inside the gap but is no candidate between steps).
+    private func isLoggedStep(_ time: Double) -> Bool {
+        for age in 0 ..< recentStepTimes.count where recentStepTimes[age: age] == time { return true }
+        return false
+    }
+
     /// Whether most of the last 8 steps (at least 6 known) were not heel strikes: the bout
     /// has slipped onto the wrist's own movement between slow steps.
     private func isOffTheHeelStrikes(_ impulses: ImpulseLog) -> Bool {
@@ -370,7 +379,7 @@ struct WalkingBoutTracker: Sendable {
         let largest = recentRises.count > 0 ? settings.gapMiddleLargestRiseFraction * recentRises.median() : .infinity
         for age in stride(from: gapCandidates.count - 1, through: 0, by: -1) {
             let time = gapCandidates[age: age].timeSeconds, rise = gapCandidates[age: age].amplitudeG
-            guard time > lastStepTime, time < end, settings.middleRange.contains((time - lastStepTime) / span),
+            guard time > lastStepTime, time < end, !isLoggedStep(time), settings.middleRange.contains((time - lastStepTime) / span),
                   rise >= settings.middleAmplitudeFraction * lastStepAmplitude, rise <= largest,
                   isHeelStrike(time, impulses) else { continue }
             return true
