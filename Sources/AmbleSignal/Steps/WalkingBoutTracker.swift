@@ -12,7 +12,8 @@
 ///   movement among steps does not decide);
 /// - the band-passed signal over the chain repeats at the chain's period or at twice it
 ///   (a step or a stride: left and right steps may differ on the wrist), correlation at
-///   least `minimumPeriodicity`;
+///   least `minimumPeriodicity`, and repeats at one period in the band or the high band
+///   (`minimumStepRepetition`: every step is a heel strike, whichever foot);
 /// - it is not every other peak of a faster rhythm (scrubbing, shaking): when half the
 ///   period is shorter than a step can be, the signal must not also repeat at a half or a
 ///   third of the period (`maximumFasterPeriodicity`);
@@ -66,6 +67,9 @@ struct WalkingBoutTracker: Sendable {
         var minimumPeriodicity = 0.5
         /// The same, to resume a bout.
         var minimumPeriodicityToResume = 0.2
+        /// Smallest correlation at one period, in the band or the high band, for a chain that
+        /// repeats at twice its period: every step is a heel strike, whichever foot.
+        var minimumStepRepetition = 0.2
         /// Largest variation of a chain's peak rises (1.4826 x median absolute deviation / median).
         var maximumAmplitudeVariation = 0.4
         /// The same, to resume a bout.
@@ -699,8 +703,17 @@ struct WalkingBoutTracker: Sendable {
         let start = indices[slot(scratchChain[0])] - 2
         let end = indices[slot(newest)] + 2
         let lag = Int((period * settings.sampleRateHz).rounded())
-        let periodicity = max(history.correlation(start: start, end: end, lagSamples: lag),
-                              history.correlation(start: start, end: end, lagSamples: 2 * lag))
+        let stepRepetition = history.correlation(start: start, end: end, lagSamples: lag)
+        let periodicity = max(stepRepetition, history.correlation(start: start, end: end, lagSamples: 2 * lag))
+        // Left and right steps may look different in the band (the arm swings once per
+        // stride), so a chain may be periodic at twice its period only; but each step is
+        // still a heel strike, the same event every step, and shows in the band or, above
+        // the arm swing, in the high band at one period. A rhythm that repeats only every
+        // other peak in both is two different movements taking turns (dressing), not steps.
+        if stepRepetition < settings.minimumStepRepetition,
+           highBand.correlation(start: start, end: end, lagSamples: lag) < settings.minimumStepRepetition {
+            return 0
+        }
         // A chain that skips every other peak of a faster rhythm (scrubbing, shaking) is not
         // walking: the signal then also repeats at a half or a third of the chain's period.
         if period / 2 < settings.minimumStepIntervalSeconds {
