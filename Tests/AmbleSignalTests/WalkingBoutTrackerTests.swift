@@ -12,6 +12,13 @@ struct WalkingBoutTrackerTests {
     /// a heel-strike impulse at every step) until `seconds`; returns the steps counted.
     /// `candidates` are the peaks the detector sees (times, rises), `strikes` the true steps.
     static func run(seconds: Double, period: Double, candidates: [(time: Double, rise: Double)], strikes: [Double]) -> Int {
+        run(seconds: seconds, candidates: candidates, strikes: strikes,
+            band: { 0.4 * Double.cos(2 * .pi * $0 / period) }, highBand: { 0.2 * Double.cos(2 * .pi * $0 / period) })
+    }
+
+    /// The same with the band and high band given as functions of time.
+    static func run(seconds: Double, candidates: [(time: Double, rise: Double)], strikes: [Double],
+                    band: (Double) -> Double, highBand band2: (Double) -> Double) -> Int {
         var tracker = WalkingBoutTracker(settings: .init())
         var history = SignalHistory(capacity: 1024)
         var highBand = SignalHistory(capacity: 1024)
@@ -20,8 +27,8 @@ struct WalkingBoutTrackerTests {
         var index = 0
         while Double(index) / rate < seconds {
             let t = Double(index) / rate
-            history.append(0.4 * Double.cos(2 * .pi * t / period))
-            highBand.append(0.2 * Double.cos(2 * .pi * t / period))
+            history.append(band(t))
+            highBand.append(band2(t))
             // Impulses are known about 0.3 s after the heel strike (the detector's refractory time).
             while nextStrike < strikes.count, strikes[nextStrike] + 0.3 <= t {
                 impulses.append(strikes[nextStrike] - ImpulseLog.peakDelaySeconds)
@@ -72,5 +79,33 @@ struct WalkingBoutTrackerTests {
         let candidates = steps.map { (time: $0, rise: 0.6) }
         let counted = WalkingBoutTrackerTests.run(seconds: steps.last! + 2, period: 0.45, candidates: candidates, strikes: steps)
         #expect(counted == steps.count, "counted \(counted) of \(steps.count)")
+    }
+
+    /// Two movements taking turns every 0.49 s (dressing: the band repeats only every other
+    /// peak, and nothing repeats at one period above the arm swing) against a brisk walk whose
+    /// arm swing makes left and right steps differ in the band (also repeating only at the
+    /// stride there) while every step's heel strike repeats in the high band. Peaks, sizes and
+    /// heel strikes are the same in both; only the high band differs.
+    @Test("a rhythm repeating only every other peak in both bands is not walking; with heel strikes in the high band it is",
+          arguments: [false, true])
+    func strideOnlyRhythm(stepsInHighBand: Bool) {
+        let period = 0.49
+        let steps = (0 ..< 40).map { 1.0 + Double($0) * period }
+        let candidates = steps.map { (time: $0, rise: 0.6) }
+        // In the band, alternating shapes: a stride-period wave with a half-period harmonic whose
+        // phase flips every stride, so the signal one step later is unlike it.
+        let band: (Double) -> Double = { t in
+            0.4 * Double.cos(2 * .pi * t / (2 * period)) + 0.3 * Double.sin(2 * .pi * t / (2 * period / 3))
+        }
+        let high: (Double) -> Double = { t in
+            stepsInHighBand ? 0.2 * Double.cos(2 * .pi * t / period) : 0.2 * Double.cos(2 * .pi * t / (2 * period))
+        }
+        let counted = WalkingBoutTrackerTests.run(seconds: steps.last! + 2, candidates: candidates, strikes: steps,
+                                                  band: band, highBand: high)
+        if stepsInHighBand {
+            #expect(counted == steps.count, "counted \(counted) of \(steps.count)")
+        } else {
+            #expect(counted == 0, "counted \(counted) in a rhythm that repeats only every other peak")
+        }
     }
 }
