@@ -100,6 +100,15 @@ struct HeartRateDSPTests {
             slot = slot + 1 == ring.capacity ? 0 : slot + 1
         }
         #expect(walked == [4, 5, 6, 7, 8])
+        // Forgetting the newest, across the wrap (8 sits in slot 2 of 5, then 7, 6 in 1, 0).
+        ring.removeNewest(); ring.removeNewest(); ring.removeNewest()
+        #expect(ring.count == 2 && ring[age: 0] == 5 && ring[age: 1] == 4)
+        ring.append(9)
+        #expect(ring.count == 3 && ring[age: 0] == 9 && ring[age: 1] == 5)
+        ring.removeAll()
+        ring.removeNewest()
+        #expect(ring.count == 0)
+        ring.append(1)
         ring.removeAll()
         #expect(ring.count == 0)
     }

@@ -108,4 +108,28 @@ struct WalkingBoutTrackerTests {
             #expect(counted == 0, "counted \(counted) in a rhythm that repeats only every other peak")
         }
     }
+
+    /// A brisk walk (0.45 s) whose walker then slows to 1.5 periods per step: each slower step
+    /// falls between the windows and is dropped, so the bout counts the next one as a gap of
+    /// 3 periods. The dropped step is a heel strike at the gap's middle, so the gap holds 2
+    /// steps, not 3. Without that rule the slow stretch counted 3 for every 2.
+    @Test("a walker slowing to 1.5 periods per step: each 3-period gap with a heel strike at its middle is 2 steps")
+    func slowerStepsBetweenTheWindows() {
+        var steps = WalkingBoutTrackerTests.strikes(count: 20, short: 0.44, long: 0.46)
+        for _ in 0 ..< 12 { steps.append(steps.last! + 1.5 * 0.45) }
+        let candidates = steps.map { (time: $0, rise: 0.6) }
+        let counted = WalkingBoutTrackerTests.run(seconds: steps.last! + 2, period: 0.45, candidates: candidates, strikes: steps)
+        #expect(counted == steps.count, "counted \(counted) of \(steps.count)")
+    }
+
+    /// Two steps the detector missed (their heel strikes are logged, their peaks are not): the
+    /// next peak, 3 periods on, counts them. Nothing lies at the gap's middle, so it stays 3.
+    @Test("a 3-period gap with no candidate at its middle counts the 2 steps missed")
+    func missedStepsAreCounted() {
+        let steps = WalkingBoutTrackerTests.strikes(count: 30, short: 0.44, long: 0.46)
+        var candidates = steps.map { (time: $0, rise: 0.6) }
+        candidates.removeSubrange(15 ... 16)
+        let counted = WalkingBoutTrackerTests.run(seconds: steps.last! + 2, period: 0.45, candidates: candidates, strikes: steps)
+        #expect(counted == steps.count, "counted \(counted) of \(steps.count)")
+    }
 }

@@ -48,6 +48,14 @@
 /// or (2-3 T) from the step before it, the late interval was no step's: T goes back, and the
 /// late step stands for one step.
 struct WalkingBoutTracker: Sendable {
+    /// Steps whose rises give the steps' size (as many as the intervals whose median is the
+    /// period).
+    static let recentStepCount = 6
+    /// Candidates kept from a gap, to find the one at its middle: a 3-period gap holds the
+    /// missed steps' peaks and a few bumps of the wrist (the step detector's hysteresis lets
+    /// through about one peak per 0.2-0.3 s at brisk paces); 6 keeps the middle one unless
+    /// more than 4 came after it.
+    static let gapCandidateCount = 6
     struct Settings: Sendable, Equatable {
         /// Candidates searched for a chain (fixed memory: this squared chain lengths).
         var chainCapacity = 16
@@ -67,8 +75,9 @@ struct WalkingBoutTracker: Sendable {
         var minimumPeriodicity = 0.5
         /// The same, to resume a bout.
         var minimumPeriodicityToResume = 0.2
-        /// Smallest correlation at one period, in the band or the high band, for a chain that
-        /// repeats at twice its period: every step is a heel strike, whichever foot.
+        /// Smallest correlation at one period, in the band or the high band, for any chain (one
+        /// that passes `minimumPeriodicity` only at twice its period needs it): every step is a
+        /// heel strike, whichever foot, and repeats at one period.
         var minimumStepRepetition = 0.2
         /// Largest variation of a chain's peak rises (1.4826 x median absolute deviation / median).
         var maximumAmplitudeVariation = 0.4
@@ -152,10 +161,10 @@ struct WalkingBoutTracker: Sendable {
     private var windowCandidates: [StepCandidate]
     private var windowScores: [Double]
     private var windowCount = 0
-    /// Rises of the last 6 steps, g (the steps' size, for a gap's middle).
-    private var recentRises = RecentValues(capacity: 6)
-    /// The last candidates seen while following (ring of times and rises): where in a gap of
-    /// missed steps the other peaks fell.
+    /// Rises of the last `recentStepCount` steps, g (the steps' size, for a gap's middle).
+    private var recentRises = RecentValues(capacity: WalkingBoutTracker.recentStepCount)
+    /// The last `gapCandidateCount` candidates seen while following: where in a gap of missed
+    /// steps the other peaks fell.
     private var gapCandidates: RingBuffer<StepCandidate>
     /// Times of the last 8 steps (ring), to tell whether the bout is on the heel strikes.
     private var recentStepTimes: RingBuffer<Double>
@@ -198,7 +207,7 @@ struct WalkingBoutTracker: Sendable {
         windowCandidates = [StepCandidate](repeating: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0), count: 4)
         windowScores = [Double](repeating: 0, count: 4)
         recentStepTimes = RingBuffer(capacity: 8, filling: 0)
-        gapCandidates = RingBuffer(capacity: 6, filling: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0))
+        gapCandidates = RingBuffer(capacity: WalkingBoutTracker.gapCandidateCount, filling: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0))
     }
 
     /// Elements held in the tracker's buffers (fixed at init).
@@ -250,7 +259,10 @@ struct WalkingBoutTracker: Sendable {
                           impulses: ImpulseLog, notBefore: Double = -.infinity, heelStrikePeriod: Double? = nil,
                           stepPeriodOnHeelStrikes: Double? = nil) -> Int {
         let steps = advance(to: candidate.timeSeconds, highBand: highBand, impulses: impulses)
-        if isWalking { return steps + follow(candidate, highBand: highBand, impulses: impulses) }
+        if isWalking {
+            gapCandidates.append(candidate)
+            return steps + follow(candidate, highBand: highBand, impulses: impulses)
+        }
         return steps + search(candidate, history: history, highBand: highBand, impulses: impulses, notBefore: notBefore,
                               heelStrikePeriod: heelStrikePeriod, stepPeriodOnHeelStrikes: stepPeriodOnHeelStrikes)
     }
@@ -278,7 +290,6 @@ struct WalkingBoutTracker: Sendable {
     private mutating func follow(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
-        gapCandidates.append(candidate)
         if dt < settings.earliestStepFraction * t {
             if settings.middleRange.contains(dt / t), candidate.amplitudeG >= settings.middleAmplitudeFraction * lastStepAmplitude {
                 middleTime = candidate.timeSeconds
@@ -332,6 +343,9 @@ struct WalkingBoutTracker: Sendable {
         } else {
             return 0
         }
+        // Only the period forgets the late interval; the cadence's intervals drop it as an
+        // outlier, and the other rings (middles, rises, step times) take medians or counts that
+        // one value does not move.
         intervals.removeLast()
         stepPeriodSeconds = earlier
         return follow(candidate, highBand: highBand, impulses: impulses)
@@ -356,13 +370,6 @@ struct WalkingBoutTracker: Sendable {
         recentStepTimes.append(time)
     }
 
-    /// Whether `time` is one of the last 8 steps counted (a late step the bout was re-anchored
-    /// past lies inside the gap but is no candidate between steps).
-    private func isLoggedStep(_ time: Double) -> Bool {
-        for age in 0 ..< recentStepTimes.count where recentStepTimes[age: age] == time { return true }
-        return false
-    }
-
     /// Whether most of the last 8 steps (at least 6 known) were not heel strikes: the bout
     /// has slipped onto the wrist's own movement between slow steps.
     private func isOffTheHeelStrikes(_ impulses: ImpulseLog) -> Bool {
@@ -383,7 +390,7 @@ struct WalkingBoutTracker: Sendable {
         let largest = recentRises.count > 0 ? settings.gapMiddleLargestRiseFraction * recentRises.median() : .infinity
         for age in stride(from: gapCandidates.count - 1, through: 0, by: -1) {
             let time = gapCandidates[age: age].timeSeconds, rise = gapCandidates[age: age].amplitudeG
-            guard time > lastStepTime, time < end, !isLoggedStep(time), settings.middleRange.contains((time - lastStepTime) / span),
+            guard time > lastStepTime, time < end, settings.middleRange.contains((time - lastStepTime) / span),
                   rise >= settings.middleAmplitudeFraction * lastStepAmplitude, rise <= largest,
                   isHeelStrike(time, impulses) else { continue }
             return true
