@@ -185,7 +185,8 @@ private struct Renderer {
     }
 }
 
-private func fixed(_ value: Double, _ digits: Int) -> String {
+/// `value` with `digits` decimals (at least 1), as the recordings' CSV cells are written.
+func fixed(_ value: Double, _ digits: Int) -> String {
     var scale = 1.0
     for _ in 0 ..< digits { scale *= 10 }
     let scaled = (abs(value) * scale).rounded()

@@ -263,14 +263,4 @@ public final class SyntheticPPG: PPGSource, AccelerationSource {
         return points[points.count - 1].1
     }
 
-    private static func fixed(_ value: Double, _ digits: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
-        let whole = scaled / scale
-        let intPart = Int(whole.rounded(.down))
-        var frac = String(Int(scaled - Double(intPart) * scale))
-        while frac.count < digits { frac = "0" + frac }
-        return (value < 0 && scaled != 0 ? "-" : "") + String(intPart) + (digits > 0 ? "." + frac : "")
-    }
 }

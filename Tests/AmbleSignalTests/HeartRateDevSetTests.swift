@@ -68,20 +68,10 @@ enum DevSet {
     /// matches each reference window as score.py does: the last output with
     /// t - 2.5 <= time <= t + 0.01; rest = reference windows inside the first or last 30 s.
     static func score(recording: String, reference: String) throws -> Score {
-        var outputs: [(time: Double, bpm: Double?)] = []
-        var estimator = HeartRateEstimator()
-        var start: Double?, next = 0.0, last = 0.0
-        try PPGRecording(path: recording).forEachRow { row in
-            if start == nil { start = row.timeSeconds; next = row.timeSeconds + 8 }
-            while row.timeSeconds >= next {
-                outputs.append((next - start!, estimator.estimate()?.bpm))
-                next += 2
-            }
-            last = row.timeSeconds
-            let a = row.acceleration.map { AccelerationSample(timeSeconds: row.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG) }
-            estimator.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: a))
-        }
-        let duration = last
+        var rows: [PPGRow] = []
+        try PPGRecording(path: recording).forEachRow { rows.append($0) }
+        let outputs = streamHeartRate(rows).outputs.map { (time: $0.timeSeconds, bpm: $0.estimate?.bpm) }
+        let duration = rows.last?.timeSeconds ?? 0
         let lines = try String(contentsOfFile: reference, encoding: .utf8).split(separator: "\n").dropFirst()
         var errors: [Double] = [], restErrors: [Double] = []
         var references = 0

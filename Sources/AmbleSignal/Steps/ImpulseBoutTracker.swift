@@ -147,10 +147,7 @@ struct ImpulseBoutTracker: Sendable {
     /// Steps per minute over the last 8 step intervals (those within 20 % of their median);
     /// 0 when not walking.
     mutating func cadenceStepsPerMinute() -> Double {
-        guard isWalking, cadenceIntervals.count > 0 else { return 0 }
-        let median = cadenceIntervals.median()
-        let mean = cadenceIntervals.mean(within: 0.2 * median, of: median)
-        return mean > 0 ? 60 / mean : 0
+        isWalking ? cadenceIntervals.stepsPerMinute(droppingBeyond: 0.2) : 0
     }
 
     /// Ends a bout whose rhythm has lapsed by `timeSeconds`; call once per fixed-rate sample.
@@ -173,7 +170,7 @@ struct ImpulseBoutTracker: Sendable {
     /// later than `notBefore` (earlier ones were counted by the other channel); with
     /// `mayConfirm` false the impulse is only remembered. `magnitude` is the fixed-rate |a|,
     /// indexed as the impulse's `sampleIndex`, from which its waveform is kept.
-    mutating func process(_ impulse: StepCandidate, magnitude: SignalHistory? = nil, notBefore: Double,
+    mutating func process(_ impulse: StepCandidate, magnitude: SignalHistory, notBefore: Double,
                           mayConfirm: Bool) -> Int {
         advance(to: impulse.timeSeconds)
         if isWalking { return follow(impulse, magnitude: magnitude) }
@@ -192,9 +189,8 @@ struct ImpulseBoutTracker: Sendable {
     }
 
     /// Keeps the waveform of |a| around `index`, its mean removed.
-    private mutating func storeShape(slot: Int, around index: Int, magnitude: SignalHistory?) {
+    private mutating func storeShape(slot: Int, around index: Int, magnitude: SignalHistory) {
         hasShape[slot] = false
-        guard let magnitude else { return }
         let h = settings.shapeHalfWidth, base = slot * shapeLength
         var mean = 0.0
         for j in 0 ..< shapeLength {
@@ -241,7 +237,7 @@ struct ImpulseBoutTracker: Sendable {
 
     // MARK: Following
 
-    private mutating func follow(_ impulse: StepCandidate, magnitude: SignalHistory?) -> Int {
+    private mutating func follow(_ impulse: StepCandidate, magnitude: SignalHistory) -> Int {
         let t = stepPeriodSeconds
         let dt = impulse.timeSeconds - lastStepTimeSeconds
         guard dt >= settings.earliestStepFraction * t else { return 0 }

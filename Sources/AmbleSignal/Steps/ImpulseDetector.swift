@@ -21,8 +21,8 @@ struct ImpulseDetector: Sendable {
     /// Time between samples, in seconds.
     let samplePeriodSeconds: Double
 
-    private var window: [Double]
-    private var written = 0
+    /// The last `2 halfWidth + 1` values.
+    private var window: RingBuffer<Double>
     private var previous = -Double.infinity
     private var beforePrevious = -Double.infinity
     private var previousTime = 0.0
@@ -34,15 +34,15 @@ struct ImpulseDetector: Sendable {
         self.floorG = floorG
         self.refractorySeconds = refractorySeconds
         self.samplePeriodSeconds = samplePeriodSeconds
-        window = [Double](repeating: 0, count: 2 * halfWidth + 1)
+        window = RingBuffer(capacity: 2 * halfWidth + 1, filling: 0)
     }
 
     /// Elements held (fixed at init).
-    var bufferElementCount: Int { window.count }
+    var bufferElementCount: Int { window.capacity }
 
     /// Starts over (after a restart of the stream).
     mutating func reset() {
-        written = 0
+        window.removeAll()
         previous = -.infinity
         beforePrevious = -.infinity
         pending = nil
@@ -51,12 +51,10 @@ struct ImpulseDetector: Sendable {
     /// Feeds one fixed-rate magnitude value ending at `timeSeconds`, the stream's
     /// `sampleIndex`-th; returns an impulse once it is confirmed.
     mutating func process(_ value: Double, timeSeconds: Double, sampleIndex: Int) -> StepCandidate? {
-        let n = window.count
-        window[written % n] = value
-        written += 1
-        guard written >= n else { return nil }
-        let middle = window[(written - 1 - halfWidth) % n]
-        let oldest = window[(written - n) % n]
+        window.append(value)
+        guard window.count == window.capacity else { return nil }
+        let middle = window[age: halfWidth]
+        let oldest = window[age: window.capacity - 1]
         let impulse = middle - 0.5 * (oldest + value)
         let time = timeSeconds - Double(halfWidth) * samplePeriodSeconds
         let index = sampleIndex - halfWidth
@@ -96,8 +94,6 @@ struct ImpulseLog: Sendable {
     }
 
     var capacity: Int { times.capacity }
-
-    mutating func removeAll() { times.removeAll() }
 
     mutating func append(_ timeSeconds: Double) {
         times.append(timeSeconds)

@@ -47,6 +47,15 @@ struct RecentValues: Sendable {
         return n > 0 ? total / Double(n) : 0
     }
 
+    /// Steps per minute from step intervals: 60 over their mean after dropping those more than
+    /// `fraction` from their median (a missed or doubled step); 0 when empty.
+    mutating func stepsPerMinute(droppingBeyond fraction: Double) -> Double {
+        guard count > 0 else { return 0 }
+        let median = median()
+        let mean = mean(within: fraction * median, of: median)
+        return mean > 0 ? 60 / mean : 0
+    }
+
     /// The median (the mean of the middle two for an even count); 0 when empty. An insertion
     /// sort into the scratch: the rings hold at most a few dozen values.
     mutating func median() -> Double {

@@ -111,13 +111,11 @@ public struct StepCounter: Sendable {
     public private(set) var cadenceStepsPerMinute: Double = 0
 
     private var resampler: UniformResampler
-    private var highPass: Biquad
-    private var lowPass: Biquad
+    private var stepBand: BandPassFilter
     private var offsetG: Double?
     private var detector: StepCandidateDetector
     private var history: SignalHistory
-    private var highBandHighPass: Biquad
-    private var highBandLowPass: Biquad
+    private var highBandFilter: BandPassFilter
     private var highBand: SignalHistory
     private var tracker: WalkingBoutTracker
     private var impulses: ImpulseDetector
@@ -137,13 +135,12 @@ public struct StepCounter: Sendable {
         self.configuration = configuration
         let rate = StepCounter.internalRateHz
         resampler = UniformResampler(periodSeconds: 1 / rate, maximumGapSeconds: configuration.maximumGapSeconds)
-        highPass = .butterworthHighPass(cutoffHz: StepCounter.highPassHz, sampleRateHz: rate)
-        lowPass = .butterworthLowPass(cutoffHz: StepCounter.lowPassHz, sampleRateHz: rate)
+        stepBand = BandPassFilter(lowCutoffHz: StepCounter.highPassHz, highCutoffHz: StepCounter.lowPassHz, sampleRateHz: rate)
         detector = StepCandidateDetector(floorG: configuration.peakThresholdG, relativeThreshold: 0.25,
                                          envelopeWeight: 0.3, envelopeCap: 1.5, samplePeriodSeconds: 1 / rate)
         history = SignalHistory(capacity: StepCounter.historyCapacity)
-        highBandHighPass = .butterworthHighPass(cutoffHz: StepCounter.highBandHighPassHz, sampleRateHz: rate)
-        highBandLowPass = .butterworthLowPass(cutoffHz: StepCounter.highBandLowPassHz, sampleRateHz: rate)
+        highBandFilter = BandPassFilter(lowCutoffHz: StepCounter.highBandHighPassHz, highCutoffHz: StepCounter.highBandLowPassHz,
+                                        sampleRateHz: rate)
         highBand = SignalHistory(capacity: StepCounter.historyCapacity)
         var settings = WalkingBoutTracker.Settings()
         settings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
@@ -195,10 +192,10 @@ public struct StepCounter: Sendable {
             let time = resampler.nextOutputTimeSeconds
             guard let value = resampler.nextOutput() else { break }
             let centred = value - (offsetG ?? value)
-            let filtered = lowPass.process(highPass.process(centred))
+            let filtered = stepBand.process(centred)
             let index = history.count
             history.append(filtered)
-            let high = highBandLowPass.process(highBandHighPass.process(centred))
+            let high = highBandFilter.process(centred)
             highBand.append(high)
             magnitudes.append(value)
             let committed = tracker.advance(to: time, highBand: highBand, impulses: impulseLog)

@@ -221,10 +221,7 @@ struct WalkingBoutTracker: Sendable {
     /// Steps per minute over the last 8 step intervals: their mean after dropping those more
     /// than 20 % from their median (a missed or doubled step); 0 when not walking.
     mutating func cadenceStepsPerMinute() -> Double {
-        guard isWalking, cadenceIntervals.count > 0 else { return 0 }
-        let median = cadenceIntervals.median()
-        let mean = cadenceIntervals.mean(within: 0.2 * median, of: median)
-        return mean > 0 ? 60 / mean : 0
+        isWalking ? cadenceIntervals.stepsPerMinute(droppingBeyond: 0.2) : 0
     }
 
     /// Time of the last counted step, in seconds (meaningful while walking).
