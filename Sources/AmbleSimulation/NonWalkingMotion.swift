@@ -64,16 +64,14 @@ struct NonWalkingMotion {
             var t = t0 + uniform(1, 4)
             while t < end {
                 let duration = uniform(0.3, 0.6)
-                events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(1, 2.5),
-                                    shape: .gesture(turnRadians: uniform(0.3, 1.0), axis: randomDirection())))
+                appendGesture(at: t, duration: duration, amplitudeG: 1 ... 2.5, turnRadians: 0.3 ... 1.0)
                 t += duration + uniform(2, 5)
             }
         case .armGestures:
             var t = t0 + uniform(0.3, 2)
             while t < end {
                 let duration = uniform(0.4, 1.5)
-                events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.2, 0.9),
-                                    shape: .gesture(turnRadians: uniform(0.2, 1.0), axis: randomDirection())))
+                appendGesture(at: t, duration: duration, amplitudeG: 0.2 ... 0.9, turnRadians: 0.2 ... 1.0)
                 t += duration + uniform(0.6, 4)
             }
         case .typing:
@@ -91,8 +89,7 @@ struct NonWalkingMotion {
                 t += uniform(0.2, 1.2)
                 if uniform(0, 1) < 0.15 {  // reach for the mouse or a key far away
                     let duration = uniform(0.3, 0.8)
-                    events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.05, 0.2),
-                                        shape: .gesture(turnRadians: uniform(0.05, 0.3), axis: randomDirection())))
+                    appendGesture(at: t, duration: duration, amplitudeG: 0.05 ... 0.2, turnRadians: 0.05 ... 0.3)
                     t += duration
                 }
             }
@@ -106,8 +103,7 @@ struct NonWalkingMotion {
                 events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.15, 0.5), shape: .burst(frequencyHz: uniform(3, 5))))
                 t += duration + uniform(0.2, 1)
                 let reach = uniform(0.5, 1.2)
-                events.append(Event(start: t, duration: reach, direction: randomDirection(), amplitudeG: uniform(0.2, 0.6),
-                                    shape: .gesture(turnRadians: uniform(0.3, 0.9), axis: randomDirection())))
+                appendGesture(at: t, duration: reach, amplitudeG: 0.2 ... 0.6, turnRadians: 0.3 ... 0.9)
                 t += reach + uniform(0.3, 2)
             }
         case .driving:
@@ -142,8 +138,7 @@ struct NonWalkingMotion {
                 t += r < 0.2 ? uniform(0.15, 0.4) : (r < 0.85 ? uniform(0.4, 2.5) : uniform(2.5, 6))
                 if uniform(0, 1) < 0.1 {  // reach for a pen, the phone, the mouse
                     let duration = uniform(0.5, 1.2)
-                    events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.1, 0.4),
-                                        shape: .gesture(turnRadians: uniform(0.1, 0.5), axis: randomDirection())))
+                    appendGesture(at: t, duration: duration, amplitudeG: 0.1 ... 0.4, turnRadians: 0.1 ... 0.5)
                     t += duration
                 }
             }
@@ -209,6 +204,18 @@ struct NonWalkingMotion {
         }
         let a = gravity + extra
         return (a.x, a.y, a.z)
+    }
+
+    /// An arm movement from `t`: a random direction, size and turn of the wrist (drawn in this
+    /// order, so every recording stays what its seed made it).
+    private mutating func appendGesture(at t: Double, duration: Double, amplitudeG: ClosedRange<Double>,
+                                        turnRadians: ClosedRange<Double>) {
+        let direction = randomDirection()
+        let amplitude = uniform(amplitudeG.lowerBound, amplitudeG.upperBound)
+        let turn = uniform(turnRadians.lowerBound, turnRadians.upperBound)
+        let axis = randomDirection()
+        events.append(Event(start: t, duration: duration, direction: direction, amplitudeG: amplitude,
+                            shape: .gesture(turnRadians: turn, axis: axis)))
     }
 
     private mutating func uniform(_ low: Double, _ high: Double) -> Double {
