@@ -14,9 +14,6 @@ public class FileDescriptorStream: ByteStream {
         self.peerName = peerName
     }
 
-    /// A raw tty (VMIN = VTIME = 0) reads 0 bytes when idle, not only at hang-up.
-    var readsZeroWhenIdle: Bool { false }
-
     deinit { close() }
 
     public func read(maxCount: Int, timeoutSeconds: Double) throws(StreamError) -> [UInt8]? {
@@ -29,12 +26,7 @@ public class FileDescriptorStream: ByteStream {
         while true {
             let got = buffer.withUnsafeMutableBytes { Glibc.read(pollDescriptor, $0.baseAddress, maxCount) }
             if got > 0 { return Array(buffer.prefix(got)) }
-            if got == 0 {
-                guard readsZeroWhenIdle else { return nil }
-                var pfd = pollfd(fd: pollDescriptor, events: Int16(POLLIN), revents: 0)
-                _ = poll(&pfd, 1, 0)
-                return pfd.revents & Int16(POLLHUP) != 0 ? nil : []
-            }
+            if got == 0 { return nil }
             let code = errno
             if code == EINTR { continue }
             if code == EAGAIN || code == EWOULDBLOCK { return [] }
