@@ -39,20 +39,12 @@ public class FileDescriptorStream: ByteStream {
         if closed { throw StreamError(peer: peerName, message: "stream is closed") }
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { raw in
-                sendBytes(raw.baseAddress! + offset, bytes.count - offset)
-            }
+            let sent = try writeAvailable(bytes[offset...])
             if sent > 0 { offset += sent; continue }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK {
-                var pfd = pollfd(fd: pollDescriptor, events: Int16(POLLOUT), revents: 0)
-                if poll(&pfd, 1, 5000) == 0 {
-                    throw StreamError(peer: peerName, message: "write timed out: the other end is not reading")
-                }
-                continue
+            var pfd = pollfd(fd: pollDescriptor, events: Int16(POLLOUT), revents: 0)
+            if poll(&pfd, 1, 5000) == 0 {
+                throw StreamError(peer: peerName, message: "write timed out: the other end is not reading")
             }
-            throw StreamError(peer: peerName, message: code == EPIPE ? "the other end closed the connection" : "write failed", errno: code)
         }
     }
 
