@@ -115,6 +115,16 @@ struct RegisterAccess {
         do { return try bus.readRegisters(address: address, register: register, count: count) } catch { throw self.error(.bus(error)) }
     }
 
+    /// A burst read that sets `failed` when it fails (a read that failed part-way may have
+    /// popped data from the chip's FIFO, so the next batch marks a gap) and rethrows. Each
+    /// chip clears the flag by its own rule.
+    func read(_ register: UInt8, count: Int, markingFailureIn failed: inout Bool) throws(SensorError) -> [UInt8] {
+        do { return try read(register, count: count) } catch {
+            failed = true
+            throw error
+        }
+    }
+
     func write(_ register: UInt8, _ value: UInt8) throws(SensorError) {
         do { try bus.writeRegister(address: address, register: register, value: value) } catch { throw self.error(.bus(error)) }
     }

@@ -17,7 +17,6 @@ public final class ADXL345Emulator: I2CDeviceEmulator {
         public static let bandwidthRate: UInt8 = 0x2C
         public static let powerControl: UInt8 = 0x2D
         public static let interruptEnable: UInt8 = 0x2E
-        public static let interruptMap: UInt8 = 0x2F
         public static let interruptSource: UInt8 = 0x30
         public static let dataFormat: UInt8 = 0x31
         public static let dataX0: UInt8 = 0x32

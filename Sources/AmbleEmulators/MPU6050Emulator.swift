@@ -19,7 +19,6 @@ public final class MPU6050Emulator: I2CDeviceEmulator {
     public enum Register {
         public static let sampleRateDivider: UInt8 = 0x19
         public static let config: UInt8 = 0x1A
-        public static let gyroConfig: UInt8 = 0x1B
         public static let accelConfig: UInt8 = 0x1C
         public static let fifoEnable: UInt8 = 0x23
         public static let interruptEnable: UInt8 = 0x38

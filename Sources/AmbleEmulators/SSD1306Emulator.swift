@@ -19,7 +19,6 @@ import AmbleHardware
 public final class SSD1306Emulator: I2CDeviceEmulator {
     public static let width = 128
     public static let height = 64
-    static let pages = 8
 
     /// Display RAM: page-major, 128 bytes per page, bit 0 the top row of the page.
     public private(set) var ram = [UInt8](repeating: 0, count: 1024)
@@ -40,8 +39,6 @@ public final class SSD1306Emulator: I2CDeviceEmulator {
     public private(set) var unknownCommands: [UInt8] = []
     /// Control bytes with the low six bits set, which the datasheet says must be zero.
     public private(set) var malformedControlBytes = 0
-    /// Data bytes written to RAM since power-on (for tests counting traffic).
-    public private(set) var dataBytesWritten = 0
 
     private var column = 0
     private var page = 0
@@ -84,7 +81,6 @@ public final class SSD1306Emulator: I2CDeviceEmulator {
         pageEnd = 7
         pending = []
         pendingArguments = 0
-        dataBytesWritten = 0
     }
 
     // MARK: I2CDeviceEmulator
@@ -175,7 +171,6 @@ public final class SSD1306Emulator: I2CDeviceEmulator {
 
     private func writeData(_ byte: UInt8) {
         ram[page * Self.width + column] = byte
-        dataBytesWritten += 1
         switch addressingMode {
         case 0:  // horizontal: along the page, then the next page of the window
             if column >= columnEnd {

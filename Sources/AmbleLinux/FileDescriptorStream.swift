@@ -14,9 +14,6 @@ public class FileDescriptorStream: ByteStream {
         self.peerName = peerName
     }
 
-    /// A raw tty (VMIN = VTIME = 0) reads 0 bytes when idle, not only at hang-up.
-    var readsZeroWhenIdle: Bool { false }
-
     deinit { close() }
 
     public func read(maxCount: Int, timeoutSeconds: Double) throws(StreamError) -> [UInt8]? {
@@ -29,12 +26,7 @@ public class FileDescriptorStream: ByteStream {
         while true {
             let got = buffer.withUnsafeMutableBytes { Glibc.read(pollDescriptor, $0.baseAddress, maxCount) }
             if got > 0 { return Array(buffer.prefix(got)) }
-            if got == 0 {
-                guard readsZeroWhenIdle else { return nil }
-                var pfd = pollfd(fd: pollDescriptor, events: Int16(POLLIN), revents: 0)
-                _ = poll(&pfd, 1, 0)
-                return pfd.revents & Int16(POLLHUP) != 0 ? nil : []
-            }
+            if got == 0 { return nil }
             let code = errno
             if code == EINTR { continue }
             if code == EAGAIN || code == EWOULDBLOCK { return [] }
@@ -47,20 +39,12 @@ public class FileDescriptorStream: ByteStream {
         if closed { throw StreamError(peer: peerName, message: "stream is closed") }
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { raw in
-                sendBytes(raw.baseAddress! + offset, bytes.count - offset)
-            }
+            let sent = try writeAvailable(bytes[offset...])
             if sent > 0 { offset += sent; continue }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK {
-                var pfd = pollfd(fd: pollDescriptor, events: Int16(POLLOUT), revents: 0)
-                if poll(&pfd, 1, 5000) == 0 {
-                    throw StreamError(peer: peerName, message: "write timed out: the other end is not reading")
-                }
-                continue
+            var pfd = pollfd(fd: pollDescriptor, events: Int16(POLLOUT), revents: 0)
+            if poll(&pfd, 1, 5000) == 0 {
+                throw StreamError(peer: peerName, message: "write timed out: the other end is not reading")
             }
-            throw StreamError(peer: peerName, message: code == EPIPE ? "the other end closed the connection" : "write failed", errno: code)
         }
     }
 

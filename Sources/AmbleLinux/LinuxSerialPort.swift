@@ -44,8 +44,10 @@ public final class LinuxSerialPort: FileDescriptorStream {
         options.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD)
         options.c_cflag &= ~(tcflag_t(CSTOPB) | tcflag_t(PARENB) | tcflag_t(CRTSCTS))
         options.c_iflag &= ~(tcflag_t(IXON) | tcflag_t(IXOFF) | tcflag_t(IXANY))
+        // VMIN = 1 on a descriptor opened O_NONBLOCK: an idle read gives EAGAIN and a
+        // hang-up reads 0, as on a socket.
         withUnsafeMutableBytes(of: &options.c_cc) { cc in
-            cc[Int(VMIN)] = 0
+            cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
         cfsetispeed(&options, speed)
@@ -58,8 +60,6 @@ public final class LinuxSerialPort: FileDescriptorStream {
         tcflush(fd, TCIOFLUSH)
         super.init(descriptor: fd, peerName: path)
     }
-
-    override var readsZeroWhenIdle: Bool { true }
 }
 
 /// A pseudo-terminal pair: a real serial line between two descriptors, for tests and for
@@ -88,7 +88,6 @@ public struct PseudoTerminalPair {
 
 final class PseudoTerminalController: FileDescriptorStream {
     private let keepOpen: Int32
-    override var readsZeroWhenIdle: Bool { true }
     init(descriptor: Int32, peerName: String, keepOpen: Int32) {
         self.keepOpen = keepOpen
         super.init(descriptor: descriptor, peerName: peerName)

@@ -115,14 +115,8 @@ public final class ADXL345: Accelerometer {
         var samples: [AccelerationVector] = []
         samples.reserveCapacity(count)
         for _ in 0..<count {
-            let bytes: [UInt8]
-            do {
-                bytes = try registers.read(Register.dataX0, count: 6)
-            } catch {
-                // This read may have popped an entry, and earlier ones are dropped with the batch.
-                entriesLostToFailedRead = true
-                throw error
-            }
+            // A failed read may have popped an entry, and earlier ones are dropped with the batch.
+            let bytes = try registers.read(Register.dataX0, count: 6, markingFailureIn: &entriesLostToFailedRead)
             samples.append(AccelerationVector(
                 xG: Self.decode(bytes[0], bytes[1]) * Self.gPerLSB,
                 yG: Self.decode(bytes[2], bytes[3]) * Self.gPerLSB,

@@ -99,14 +99,8 @@ public final class LIS3DH: Accelerometer {
             readFailed = false
             return AccelerometerBatch(samples: [], overrunDetected: overrun)
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try registers.read(Register.outXL | Register.autoIncrement, count: count * 6)
-            readFailed = false
-        } catch {
-            readFailed = true
-            throw error
-        }
+        let bytes = try registers.read(Register.outXL | Register.autoIncrement, count: count * 6, markingFailureIn: &readFailed)
+        readFailed = false
         var samples: [AccelerationVector] = []
         samples.reserveCapacity(count)
         for i in 0..<count {

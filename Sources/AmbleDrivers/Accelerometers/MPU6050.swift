@@ -157,13 +157,7 @@ public final class MPU6050: Accelerometer {
         samples.reserveCapacity(frames)
         while frames > 0 {
             let chunk = min(frames, Self.framesPerBurst)
-            let bytes: [UInt8]
-            do {
-                bytes = try registers.read(Register.fifoReadWrite, count: chunk * Self.frameBytes)
-            } catch {
-                fifoNeedsReset = true
-                throw error
-            }
+            let bytes = try registers.read(Register.fifoReadWrite, count: chunk * Self.frameBytes, markingFailureIn: &fifoNeedsReset)
             for i in 0..<chunk {
                 let o = i * Self.frameBytes
                 samples.append(AccelerationVector(

@@ -21,8 +21,6 @@ public struct Framebuffer: Equatable, Sendable {
         bytes = [UInt8](repeating: 0, count: width * height / 8)
     }
 
-    public var pageCount: Int { height / 8 }
-
     /// The `width` bytes of one page (rows `page * 8 ... page * 8 + 7`).
     public func page(_ page: Int) -> ArraySlice<UInt8> {
         bytes[page * width ..< (page + 1) * width]

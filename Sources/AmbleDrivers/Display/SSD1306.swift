@@ -141,11 +141,6 @@ public final class SSD1306 {
         try commands([Command.setContrast, value])
     }
 
-    /// Clears the framebuffer (shown at the next `flush()`).
-    public func clear() {
-        framebuffer.clear()
-    }
-
     /// Draws text into the framebuffer; see `Framebuffer.drawText`.
     @discardableResult
     public func drawText(_ text: String, x: Int, y: Int, scale: Int = 1) -> Int {

@@ -144,14 +144,8 @@ public final class MAX30102 {
             readFailed = false
             return OpticalBatch(samples: [], samplesLost: lost + lostBefore, skinDetected: nil)
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try registers.read(Register.fifoData, count: count * 6)
-            readFailed = false
-        } catch {
-            readFailed = true
-            throw error
-        }
+        let bytes = try registers.read(Register.fifoData, count: count * 6, markingFailureIn: &readFailed)
+        readFailed = false
         var samples: [OpticalSample] = []
         samples.reserveCapacity(count)
         var infraredSum: UInt64 = 0
