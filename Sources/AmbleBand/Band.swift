@@ -394,12 +394,12 @@ public final class Band {
     }
 
     /// Redraws the OLED when the screen changed. A display that fails is set up again every
-    /// few seconds (after a power glitch it needs its init sequence); it never stops the band.
+    /// few seconds (after a power glitch it needs its init sequence: `flush()` sends it first
+    /// and after any failed send); it never stops the band.
     func drawDisplay(now: Double) {
         guard let display, screen != displayDrawnScreen || displayFailed, now >= displayRetrySeconds else { return }
         ScreenRenderer.draw(screen, bandSeconds: now - startSeconds, into: &display.framebuffer)
         do {
-            if displayDrawnScreen == nil || displayFailed { try display.configure() }
             _ = try display.flush()
             if displayFailed { logger.notice("display works again") }
             displayFailed = false
