@@ -187,9 +187,6 @@ public final class Band {
         perform(practice.start(), now: clock.nowSeconds)
     }
 
-    /// Whether the band was asked to stop (signal, `q`, or the script's end).
-    public var isStopped: Bool { stopRequested }
-
     /// One time round the loop, at the clock's current time.
     func tick() {
         let now = clock.nowSeconds
@@ -398,7 +395,7 @@ public final class Band {
     /// and after any failed send); it never stops the band.
     func drawDisplay(now: Double) {
         guard let display, screen != displayDrawnScreen || displayFailed, now >= displayRetrySeconds else { return }
-        ScreenRenderer.draw(screen, bandSeconds: now - startSeconds, into: &display.framebuffer)
+        ScreenRenderer.draw(screen, into: &display.framebuffer)
         do {
             _ = try display.flush()
             if displayFailed { logger.notice("display works again") }
