@@ -39,11 +39,7 @@ public struct BandOptions: Sendable {
     }
 
     /// `$XDG_DATA_HOME/ambled`, or `~/.local/share/ambled`.
-    public static var defaultDataDirectory: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/ambled" }
-        return (environment["HOME"] ?? ".") + "/.local/share/ambled"
-    }
+    public static var defaultDataDirectory: String { userDataDirectory + "/ambled" }
 }
 
 /// A problem that stops the band from starting, said so that the reader knows what to do.
