@@ -26,7 +26,6 @@ public final class Band {
     let console: Console
     let logger: Logger
     public let store: BandStore
-    public let identity: BandIdentity
     let accelerometer: SensorChannel<AccelerometerBatch>
     let heartRateSensor: SensorChannel<OpticalBatch>?
     let motor: VibrationMotor
@@ -73,7 +72,7 @@ public final class Band {
     var stopRequested = false
     var scriptEnded = false
 
-    init(clock: any BandClock, console: Console, logger: Logger, store: BandStore, identity: BandIdentity,
+    init(clock: any BandClock, console: Console, logger: Logger, store: BandStore,
          accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?, display: SSD1306?,
          motor: VibrationMotor, motorStrength: Double, buttons: [ButtonInput], practice: PracticeMachine,
          simulation: SimulatedBoard?, sync: SyncService?, signals: SignalWatcher?, keyboard: RawKeyboard?,
@@ -82,7 +81,6 @@ public final class Band {
         self.console = console
         self.logger = logger
         self.store = store
-        self.identity = identity
         self.accelerometer = accelerometer
         self.heartRateSensor = heartRateSensor
         self.display = display

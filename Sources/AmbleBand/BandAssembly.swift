@@ -133,7 +133,7 @@ public enum BandAssembly {
         let keyboard = board.platform == .sim && options.keyboard && console.isTerminal ? RawKeyboard() : nil
         if keyboard != nil { console.line(SimulatedBoard.keyHelp) }
 
-        let band = Band(clock: hardware.clock, console: console, logger: logger, store: store, identity: identity,
+        let band = Band(clock: hardware.clock, console: console, logger: logger, store: store,
                     accelerometer: accelerometerChannel, heartRateSensor: heartRateChannel, display: hardware.display,
                     motor: VibrationMotor(line: hardware.motor), motorStrength: board.motorStrength, buttons: buttons, practice: practice,
                     simulation: hardware.simulation, sync: sync, signals: options.watchSignals ? SignalWatcher() : nil, keyboard: keyboard,
