@@ -26,7 +26,6 @@ public final class Band {
     let console: Console
     let logger: Logger
     public let store: BandStore
-    public let identity: BandIdentity
     let accelerometer: SensorChannel<AccelerometerBatch>
     let heartRateSensor: SensorChannel<OpticalBatch>?
     let motor: VibrationMotor
@@ -73,7 +72,7 @@ public final class Band {
     var stopRequested = false
     var scriptEnded = false
 
-    init(clock: any BandClock, console: Console, logger: Logger, store: BandStore, identity: BandIdentity,
+    init(clock: any BandClock, console: Console, logger: Logger, store: BandStore,
          accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?, display: SSD1306?,
          motor: VibrationMotor, motorStrength: Double, buttons: [ButtonInput], practice: PracticeMachine,
          simulation: SimulatedBoard?, sync: SyncService?, signals: SignalWatcher?, keyboard: RawKeyboard?,
@@ -82,7 +81,6 @@ public final class Band {
         self.console = console
         self.logger = logger
         self.store = store
-        self.identity = identity
         self.accelerometer = accelerometer
         self.heartRateSensor = heartRateSensor
         self.display = display
@@ -186,9 +184,6 @@ public final class Band {
         started = true
         perform(practice.start(), now: clock.nowSeconds)
     }
-
-    /// Whether the band was asked to stop (signal, `q`, or the script's end).
-    public var isStopped: Bool { stopRequested }
 
     /// One time round the loop, at the clock's current time.
     func tick() {
@@ -394,12 +389,12 @@ public final class Band {
     }
 
     /// Redraws the OLED when the screen changed. A display that fails is set up again every
-    /// few seconds (after a power glitch it needs its init sequence); it never stops the band.
+    /// few seconds (after a power glitch it needs its init sequence: `flush()` sends it first
+    /// and after any failed send); it never stops the band.
     func drawDisplay(now: Double) {
         guard let display, screen != displayDrawnScreen || displayFailed, now >= displayRetrySeconds else { return }
-        ScreenRenderer.draw(screen, bandSeconds: now - startSeconds, into: &display.framebuffer)
+        ScreenRenderer.draw(screen, into: &display.framebuffer)
         do {
-            if displayDrawnScreen == nil || displayFailed { try display.configure() }
             _ = try display.flush()
             if displayFailed { logger.notice("display works again") }
             displayFailed = false

@@ -39,11 +39,7 @@ public struct BandOptions: Sendable {
     }
 
     /// `$XDG_DATA_HOME/ambled`, or `~/.local/share/ambled`.
-    public static var defaultDataDirectory: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/ambled" }
-        return (environment["HOME"] ?? ".") + "/.local/share/ambled"
-    }
+    public static var defaultDataDirectory: String { userDataDirectory + "/ambled" }
 }
 
 /// A problem that stops the band from starting, said so that the reader knows what to do.
@@ -137,7 +133,7 @@ public enum BandAssembly {
         let keyboard = board.platform == .sim && options.keyboard && console.isTerminal ? RawKeyboard() : nil
         if keyboard != nil { console.line(SimulatedBoard.keyHelp) }
 
-        let band = Band(clock: hardware.clock, console: console, logger: logger, store: store, identity: identity,
+        let band = Band(clock: hardware.clock, console: console, logger: logger, store: store,
                     accelerometer: accelerometerChannel, heartRateSensor: heartRateChannel, display: hardware.display,
                     motor: VibrationMotor(line: hardware.motor), motorStrength: board.motorStrength, buttons: buttons, practice: practice,
                     simulation: hardware.simulation, sync: sync, signals: options.watchSignals ? SignalWatcher() : nil, keyboard: keyboard,

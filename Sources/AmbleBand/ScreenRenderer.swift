@@ -4,9 +4,7 @@ import AmbleStateMachines
 /// Lays out the band's screens on a 128x64 one-bit display with the 5x7 font
 /// (21 characters by 8 lines at scale 1).
 enum ScreenRenderer {
-    static let lineHeight = 8
-
-    static func draw(_ screen: Screen, bandSeconds: Double, into fb: inout Framebuffer) {
+    static func draw(_ screen: Screen, into fb: inout Framebuffer) {
         fb.clear()
         switch screen {
         case .menu(let entries, let selected):

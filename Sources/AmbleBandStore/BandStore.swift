@@ -2,6 +2,7 @@ import AmbleModel
 import AmbleStoreSupport
 import AmbleSync
 import GRDB
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -23,6 +24,8 @@ public struct BandIdentity: Equatable, Sendable, Codable {
 /// happens), the calibration and the wearer's last choices. One SQLite file in WAL mode.
 public final class BandStore: Sendable {
     private let writer: any DatabaseWriter
+    /// The identity once read or made: it never changes afterwards (asked at every sync).
+    private let knownIdentity = Mutex<BandIdentity?>(nil)
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
     /// Sessions left open by a crash or power loss are closed from their recorded seconds.
@@ -51,7 +54,8 @@ public final class BandStore: Sendable {
 
     /// The band's identity, made on first use.
     public func identity(defaultName: String) throws -> BandIdentity {
-        try writer.write { db in
+        if let known = knownIdentity.withLock({ $0 }) { return known }
+        let identity = try writer.write { db in
             if let id = try Self.setting(db, "band_id"), let name = try Self.setting(db, "band_name") {
                 return BandIdentity(id: id, name: name)
             }
@@ -60,6 +64,8 @@ public final class BandStore: Sendable {
             try Self.setSetting(db, "band_name", identity.name)
             return identity
         }
+        knownIdentity.withLock { $0 = identity }
+        return identity
     }
 
     public func loadCalibration() throws -> Calibration? {

@@ -1,9 +1,5 @@
+import AmbleLinux
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// `amble`: the companion. Pulls sessions from bands, reviews and analyses them.
 public struct AmbleCommand: ParsableCommand {
@@ -20,14 +16,6 @@ public struct AmbleCommand: ParsableCommand {
 
     /// The store path this invocation uses.
     var storePath: String {
-        if let store { return store }
-        let environment = ProcessInfo.processInfo.environment
-        let base: String
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
-            base = xdg
-        } else {
-            base = (environment["HOME"] ?? ".") + "/.local/share"
-        }
-        return base + "/amble/amble.sqlite"
+        store ?? userDataDirectory + "/amble/amble.sqlite"
     }
 }

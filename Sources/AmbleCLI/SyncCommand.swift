@@ -60,10 +60,8 @@ struct SyncCommand: ParsableCommand {
         for (id, reason) in result.refused {
             print("  band session \(id) not pulled: \(reason)")
         }
-        for id in result.pulled {
-            if let (session, _) = try store.session(id: id) {
-                print("  #\(id) \(session.summary.kind.rawValue) \(isoDate(session.summary.startUnixSeconds)) \(session.summary.steps) steps")
-            }
+        for (id, summary) in result.pulled {
+            print("  #\(id) \(summary.kind.rawValue) \(isoDate(summary.startUnixSeconds)) \(summary.steps) steps")
         }
     }
 }

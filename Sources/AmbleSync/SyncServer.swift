@@ -145,8 +145,8 @@ public struct Synchronizer {
     public struct Result: Sendable {
         public var bandID: String
         public var bandName: String
-        /// Local ids of the sessions kept by this sync.
-        public var pulled: [Int64]
+        /// Local ids of the sessions kept by this sync, with their summaries.
+        public var pulled: [(id: Int64, summary: SessionSummary)]
         public var alreadyStored: Int
         /// Band session ids the band refused to send, with its reason.
         public var refused: [(id: Int64, reason: String)]
@@ -178,7 +178,7 @@ public struct Synchronizer {
                 continue
             }
             if let id = try sink.store(bandID: band.id, bandName: band.name, bandSessionID: item.id, record: record) {
-                result.pulled.append(id)
+                result.pulled.append((id, record.summary))
             } else {
                 result.alreadyStored += 1
             }
