@@ -15,6 +15,12 @@ public enum RobustStatistics {
         return 1.4826 * select(&scratch, count: count, rank: count / 2, even: count % 2 == 0)
     }
 
+    /// The median of `values[0..<count]` and the scaled MAD around it, in one call.
+    public static func centerAndSpread(of values: [Double], count: Int, scratch: inout [Double]) -> (center: Double, spread: Double) {
+        let center = median(of: values, count: count, scratch: &scratch)
+        return (center, scaledMAD(of: values, count: count, center: center, scratch: &scratch))
+    }
+
     /// Quickselect (Hoare partition); for an even count, the mean of the two middle values.
     private static func select(_ a: inout [Double], count: Int, rank: Int, even: Bool) -> Double {
         var lo = 0, hi = count - 1

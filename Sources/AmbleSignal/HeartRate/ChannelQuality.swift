@@ -16,9 +16,10 @@ enum ChannelQuality: Equatable {
     static let maximumRangeToPulse = 60.0
     static let maximumNoiseRatio = 1.0
 
-    /// `raw`: bin means; `stuck`: 1 where a bin was stuck; `band`: the pulse band (0.5–4 Hz);
-    /// `high`: above 5 Hz. All over the same `count` bins. `scratch` holds `count` values.
-    static func judge(raw: [Double], stuck: [Double], band: [Double], high: [Double], count: Int, scratch: inout [Double]) -> ChannelQuality {
+    /// `raw`: bin means; `stuck`: 1 where a bin was stuck; `band`: the pulse band (0.5–4 Hz)
+    /// and `bandSpread` its robust standard deviation (scaled MAD); `high`: above 5 Hz. All
+    /// over the same `count` bins.
+    static func judge(raw: [Double], stuck: [Double], band: [Double], bandSpread spread: Double, high: [Double], count: Int) -> ChannelQuality {
         var lo = raw[0], hi = raw[0]
         for i in 1..<count {
             lo = min(lo, raw[i])
@@ -32,8 +33,6 @@ enum ChannelQuality: Equatable {
         }
         if Double(atRail) > maximumClippedFraction * Double(count) { return .clipped }
 
-        let center = RobustStatistics.median(of: band, count: count, scratch: &scratch)
-        let spread = RobustStatistics.scaledMAD(of: band, count: count, center: center, scratch: &scratch)
         if hi - lo > maximumRangeToPulse * spread { return .levelJump }
 
         var bandPower = 0.0, highPower = 0.0

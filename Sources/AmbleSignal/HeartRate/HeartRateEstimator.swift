@@ -279,10 +279,11 @@ public struct HeartRateEstimator: Sendable {
             Self.copyWindow(stuck[c], into: &windowStuck)
             Self.copyWindow(filtered[c], into: &windowValues)
             Self.copyWindow(highBand[c], into: &windowHigh)
-            let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, band: windowValues, high: windowHigh,
-                                               count: windowCount, scratch: &scratch)
+            let level = RobustStatistics.centerAndSpread(of: windowValues, count: windowCount, scratch: &scratch)
+            let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, band: windowValues, bandSpread: level.spread,
+                                               high: windowHigh, count: windowCount)
             guard quality == .usable else { continue }
-            guard spectrum.accumulate(channel: windowValues, into: &combined) else { continue }
+            guard spectrum.accumulate(channel: windowValues, level: level, into: &combined) else { continue }
             usable += 1
             let share = Self.peakShare(spectrum.channelSpectrum)
             if share > bestShare { bestShare = share; bestChannel = c }

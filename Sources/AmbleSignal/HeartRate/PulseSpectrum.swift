@@ -17,7 +17,6 @@ struct PulseSpectrum {
     private var fft: RealFFT
     private var window: [Double]
     private var block: [Double]
-    private var scratch: [Double]
     private var power: [Double]
     private var remover: SinusoidRemover
     private(set) var channelSpectrum: [Double]
@@ -29,7 +28,6 @@ struct PulseSpectrum {
         fft = RealFFT(size: fftSize)
         window = WindowFunction.tukey(count: windowCount, taper: taper)
         block = Array(repeating: 0, count: windowCount)
-        scratch = Array(repeating: 0, count: windowCount)
         power = Array(repeating: 0, count: fftSize / 2 + 1)
         remover = SinusoidRemover(maximumCount: windowCount, maximumSinusoids: maximumLines)
         channelSpectrum = Array(repeating: 0, count: grid.count)
@@ -41,13 +39,13 @@ struct PulseSpectrum {
     }
 
     /// Adds one channel's normalised spectrum (maximum 1) to `sum`; false if the channel is
-    /// flat within the window (nothing added). Also leaves it in `channelSpectrum`.
-    mutating func accumulate(channel values: [Double], into sum: inout [Double]) -> Bool {
+    /// flat within the window (nothing added). Also leaves it in `channelSpectrum`. `level`
+    /// is the channel's median and scaled MAD over the window
+    /// (`RobustStatistics.centerAndSpread`).
+    mutating func accumulate(channel values: [Double], level: (center: Double, spread: Double), into sum: inout [Double]) -> Bool {
         for i in 0..<count { block[i] = values[i] }
-        let median = RobustStatistics.median(of: block, count: count, scratch: &scratch)
-        let spread = RobustStatistics.scaledMAD(of: block, count: count, center: median, scratch: &scratch)
-        if spread > 0 {
-            let lo = median - clipMADs * spread, hi = median + clipMADs * spread
+        if level.spread > 0 {
+            let lo = level.center - clipMADs * level.spread, hi = level.center + clipMADs * level.spread
             for i in 0..<count { block[i] = min(hi, max(lo, block[i])) }
         }
         remover.removeFit(from: &block)
