@@ -4,13 +4,30 @@ import Testing
 
 /// The rhythm channel on its own (`RhythmTracker`): band signals made directly at 25 Hz, so
 /// each of its decisions can be checked.
+/// A `RhythmTracker` with the two band histories the step counter keeps for it: each sample
+/// is appended to them and then handed to the tracker, as `StepCounter` does.
+@dynamicMemberLookup
+struct FedRhythmTracker {
+    private(set) var tracker = RhythmTracker(settings: .init())
+    private var band = SignalHistory(capacity: StepCounter.historyCapacity)
+    private var high = SignalHistory(capacity: StepCounter.historyCapacity)
+
+    mutating func process(band value: Double, highBand: Double, timeSeconds: Double, notBefore: Double, mayCount: Bool) -> Int {
+        band.append(value)
+        high.append(highBand)
+        return tracker.process(history: band, highBand: high, timeSeconds: timeSeconds, notBefore: notBefore, mayCount: mayCount)
+    }
+
+    subscript<Value>(dynamicMember keyPath: KeyPath<RhythmTracker, Value>) -> Value { tracker[keyPath: keyPath] }
+}
+
 @Suite("Rhythm channel")
 struct RhythmTrackerTests {
     static let rate = 25.0
 
     /// Feeds `seconds` of `band` and `high` (functions of time) with `mayCount`; returns the
     /// steps counted and the cadences seen while counting.
-    static func run(seconds: Double, mayCount: Bool = true, tracker: inout RhythmTracker, from start: Double = 0,
+    static func run(seconds: Double, mayCount: Bool = true, tracker: inout FedRhythmTracker, from start: Double = 0,
                     band: (Double) -> Double, high: (Double) -> Double) -> (steps: Int, cadences: [Double]) {
         var steps = 0
         var cadences: [Double] = []
@@ -37,7 +54,7 @@ struct RhythmTrackerTests {
 
     @Test("counts a steady rhythm by its cadence; large arm movements are masked", arguments: [0.45, 0.6, 0.8])
     func steadyRhythm(period: Double) {
-        var tracker = RhythmTracker(settings: .init())
+        var tracker = FedRhythmTracker()
         let walk = Self.run(seconds: 90, tracker: &tracker,
                             band: { Self.steps($0, period: period) + Self.armMovements($0) },
                             high: { Self.steps($0, period: period) })
@@ -54,7 +71,7 @@ struct RhythmTrackerTests {
 
     @Test("a stride in the band with steps in the high band is counted step by step")
     func strideAndSteps() {
-        var tracker = RhythmTracker(settings: .init())
+        var tracker = FedRhythmTracker()
         let result = Self.run(seconds: 60, tracker: &tracker,
                               band: { 0.3 * Double.sin(2 * .pi * $0 / 1.2) + 0.05 * Double.sin(2 * .pi * $0 / 0.6) },
                               high: { 0.2 * Double.sin(2 * .pi * $0 / 0.6) })
@@ -64,7 +81,7 @@ struct RhythmTrackerTests {
 
     @Test("a rhythm slower than brisk walking is left to the peak channels")
     func slowRhythm() {
-        var tracker = RhythmTracker(settings: .init())
+        var tracker = FedRhythmTracker()
         // 1.2 s: the high band shows nothing at half of it, so it is not a stride of 0.6 s steps.
         let result = Self.run(seconds: 60, tracker: &tracker, band: { Self.steps($0, period: 1.2) }, high: { t in 0.001 * Double.sin(50 * t) })
         #expect(result.steps == 0)
@@ -72,13 +89,13 @@ struct RhythmTrackerTests {
 
     @Test("scrubbing faster than steps, a quiet wrist, or a peak channel walking: nothing")
     func notCounted() {
-        var scrubbing = RhythmTracker(settings: .init())
+        var scrubbing = FedRhythmTracker()
         #expect(Self.run(seconds: 60, tracker: &scrubbing, band: { 0.3 * Double.sin(2 * .pi * $0 / 0.3) },
                          high: { 0.3 * Double.sin(2 * .pi * $0 / 0.3) }).steps == 0)
-        var quiet = RhythmTracker(settings: .init())
+        var quiet = FedRhythmTracker()
         #expect(Self.run(seconds: 60, tracker: &quiet, band: { 0.03 * Self.steps($0, period: 0.6) },
                          high: { 0.03 * Self.steps($0, period: 0.6) }).steps == 0)
-        var busy = RhythmTracker(settings: .init())
+        var busy = FedRhythmTracker()
         let result = Self.run(seconds: 60, mayCount: false, tracker: &busy, band: { Self.steps($0, period: 0.6) },
                               high: { Self.steps($0, period: 0.6) })
         #expect(result.steps == 0 && result.cadences.isEmpty)
@@ -86,7 +103,7 @@ struct RhythmTrackerTests {
 
     @Test("nothing is counted before notBefore, and each stretch of time once")
     func handover() {
-        var tracker = RhythmTracker(settings: .init())
+        var tracker = FedRhythmTracker()
         var steps = 0
         var n = 0
         while Double(n) / Self.rate < 60 {

@@ -16,9 +16,10 @@ struct StepCounterPropertiesTests {
         }
         #expect(counter.totalSteps > 1500)
         #expect(counter.bufferElementCount == before)
-        // About 5,000 numbers (40 KB): the rhythm channel's 11.7 s of two bands and scratch
-        // copies are most of it (docs/steps.md, "Memory and cost"). The bound catches a
-        // buffer sized by mistake, not a few more values.
+        // About 4,500 numbers (35 KB): the two 41 s histories and the rhythm channel's
+        // scratch copies are most of it (docs/steps.md, "Memory and cost"). The bound catches
+        // a buffer sized by mistake, not a few more values.
+        #expect(before == 4498, "buffers changed size: update docs/steps.md, \"Memory and cost\"")
         #expect(before < 6000)
     }
 

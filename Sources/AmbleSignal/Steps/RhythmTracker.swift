@@ -77,8 +77,8 @@ struct RhythmTracker: Sendable {
 
     let settings: Settings
 
-    private var band: RingBuffer<Double>
-    private var high: RingBuffer<Double>
+    /// Samples of the current signal (since the last restart) in the histories, up to one span.
+    private var heldSamples = 0
     private var x: [Double]
     private var h: [Double]
     /// 1 where a sample is kept, 0 where it is masked (and scratch for medians).
@@ -105,8 +105,6 @@ struct RhythmTracker: Sendable {
     init(settings: Settings) {
         self.settings = settings
         let span = settings.windowSamples + settings.maximumLagSamples
-        band = RingBuffer(capacity: span, filling: 0)
-        high = RingBuffer(capacity: span, filling: 0)
         x = [Double](repeating: 0, count: span)
         h = x
         valid = [Double](repeating: 1, count: span)
@@ -120,7 +118,7 @@ struct RhythmTracker: Sendable {
 
     /// Elements held (fixed at init).
     var bufferElementCount: Int {
-        band.capacity + high.capacity + x.count + h.count + valid.count + r.count + scratch.count
+        x.count + h.count + valid.count + r.count + scratch.count
             + periods.count + strengths.count + scales.count + centres.count
     }
 
@@ -132,26 +130,27 @@ struct RhythmTracker: Sendable {
 
     /// Forgets the signal (after a gap in the input).
     mutating func restart() {
-        band.removeAll()
-        high.removeAll()
+        heldSamples = 0
         estimateCount = 0
         samplesSinceEstimate = 0
         isCounting = false
     }
 
-    /// Feeds one sample of the band-passed (0.5-3 Hz) and high-band (1.2-4 Hz) magnitude,
-    /// ending at `timeSeconds`; returns the steps counted. Counts only when `mayCount`, and
-    /// only time after `notBefore`.
-    mutating func process(band value: Double, highBand: Double, timeSeconds: Double, notBefore: Double, mayCount: Bool) -> Int {
-        band.append(value)
-        high.append(highBand)
+    /// Takes the sample just appended to `history` (the band-passed magnitude, 0.5-3 Hz) and
+    /// `highBand` (1.2-4 Hz), ending at `timeSeconds`; returns the steps counted. Counts only
+    /// when `mayCount`, and only time after `notBefore`. The histories are the counter's own
+    /// (no copy of the signals is kept here) and must hold at least one window and its lags.
+    mutating func process(history: SignalHistory, highBand: SignalHistory, timeSeconds: Double, notBefore: Double, mayCount: Bool) -> Int {
+        let span = settings.windowSamples + settings.maximumLagSamples
+        precondition(history.capacity >= span && highBand.capacity >= span, "the histories must hold a window and its lags")
+        heldSamples = min(heldSamples + 1, span)
         samplesSinceEstimate += 1
-        guard band.count == band.capacity, samplesSinceEstimate >= settings.hopSamples else { return 0 }
+        guard heldSamples == span, samplesSinceEstimate >= settings.hopSamples else { return 0 }
         samplesSinceEstimate = 0
         let centre = timeSeconds - halfWindowSeconds
         // While a peak channel walks, its steps are counted and no estimate is needed (the
         // track then starts afresh: its first slots lie before the peak channel's last step).
-        let estimate = mayCount ? estimatePeriod() : (period: 0.0, strength: 0.0, scale: 0.0)
+        let estimate = mayCount ? estimatePeriod(history: history, highBand: highBand) : (period: 0.0, strength: 0.0, scale: 0.0)
         let slot = estimateCount % settings.trackLength
         periods[slot] = estimate.period
         strengths[slot] = estimate.strength
@@ -232,10 +231,10 @@ struct RhythmTracker: Sendable {
     // MARK: One window
 
     /// The step period (0 when none), the periodicity and the robust scale of the newest window.
-    private mutating func estimatePeriod() -> (period: Double, strength: Double, scale: Double) {
+    private mutating func estimatePeriod(history: SignalHistory, highBand: SignalHistory) -> (period: Double, strength: Double, scale: Double) {
         let w = settings.windowSamples, lags = settings.maximumLagSamples, span = w + lags
-        band.copyNewest(span, into: &x)
-        high.copyNewest(span, into: &h)
+        history.copyNewest(span, into: &x)
+        highBand.copyNewest(span, into: &h)
         for i in 0 ..< w { scratch[i] = abs(x[lags + i]) }
         let scale = 1.4826 * RobustStatistics.median(of: scratch, count: w, scratch: &valid)
         guard scale >= settings.minimumScaleG else { return (0, 0, scale) }

@@ -26,6 +26,11 @@ struct SignalHistory: Sendable {
         return values[age: count - 1 - index]
     }
 
+    /// Copies the newest `n` values, oldest first, into `output[0..<n]`.
+    func copyNewest(_ n: Int, into output: inout [Double]) {
+        values.copyNewest(n, into: &output)
+    }
+
     /// Pearson correlation of x[i] with x[i + lagSamples] for i in start ..< end - lag, with
     /// `start` and `end` absolute indices (end exclusive). The stretch is clipped to what is
     /// still held. Returns 0 when fewer than 4 pairs remain.

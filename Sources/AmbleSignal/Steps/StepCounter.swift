@@ -242,7 +242,7 @@ public struct StepCounter: Sendable {
                 }
             }
             // The rhythm channel counts only where neither peak channel is walking.
-            let rhythmSteps = rhythm.process(band: filtered, highBand: high, timeSeconds: time,
+            let rhythmSteps = rhythm.process(history: history, highBand: highBand, timeSeconds: time,
                                              notBefore: lastPeakStepSeconds + StepCounter.handoverMarginSeconds,
                                              mayCount: !tracker.isWalking && !impulseTracker.isWalking)
             counted.rhythm += rhythmSteps
