@@ -20,6 +20,10 @@
 /// - it keeps to the heel strikes: where the wrist shows impulses over the chain, at least
 ///   half its members are heel strikes, and not every other member only.
 ///
+/// A chain of `stepsToConfirmLongChain` or more, at least 3 in 4 of its members heel
+/// strikes, is walking with the resume's looser periodicity and variation checks (its length
+/// is the evidence: the arm moving about between brisk steps fails the stricter ones).
+///
 /// All the chain's steps are then released at once, none dropped, together with the
 /// candidates just before it that keep its rhythm (a data gap or a stray peak broke the
 /// chain there); only those later than the caller's `notBefore`. Within
@@ -63,6 +67,12 @@ struct WalkingBoutTracker: Sendable {
         var stepsToConfirm = 7
         /// Chain length that resumes a bout shortly after one, steps.
         var stepsToResume = 4
+        /// Chain length that confirms a bout from rest with the resume's looser checks when at
+        /// least 3 in 4 of its members are heel strikes, steps: twice `stepsToConfirm`. Large
+        /// arm movements between brisk steps (the real `normal-walking4`) keep chains of 7 below
+        /// the periodicity and variation limits, but no non-walking development recording (nor
+        /// its 12.5 Hz variant, nor the 14-minute drive) has a chain longer than 11.
+        var stepsToConfirmLongChain = 14
         /// Largest difference of successive intervals in a chain, as a fraction of their mean.
         var intervalTolerance = 0.3
         /// Shortest step interval, seconds (160 steps/min).
@@ -747,6 +757,12 @@ struct WalkingBoutTracker: Sendable {
             accepted = periodicity >= settings.minimumPeriodicityToResume
                 && amplitudeVariation <= settings.maximumAmplitudeVariationToResume
                 && ratio > 0.65 && ratio < 1.5
+        } else if members >= settings.stepsToConfirmLongChain, 4 * membersOnStrikes >= 3 * members {
+            // A long run of peaks on the heel strikes at a steady rhythm is walking by its
+            // length: the arm moving about between the steps lowers the periodicity and varies
+            // the rises, but cannot make that many intervals agree on impulses.
+            accepted = periodicity >= settings.minimumPeriodicityToResume
+                && amplitudeVariation <= settings.maximumAmplitudeVariationToResume
         } else {
             accepted = periodicity >= settings.minimumPeriodicity
                 && amplitudeVariation <= settings.maximumAmplitudeVariation
