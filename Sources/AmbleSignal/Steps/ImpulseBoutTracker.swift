@@ -25,6 +25,17 @@
 /// after the last step is a step, one near 2 T or 3 T also counts the steps missed between,
 /// and no fitting impulse for 3.5 T ends the bout.
 ///
+/// **Resuming.** A bout that lapsed (no fitting impulse for 3.5 T) is resumed, as the swing
+/// channel's are, by a shorter chain: `stepsToResume` impulses within `resumeWindowSeconds`
+/// of its last step, at a similar period, passing the same checks. A walker who turns or
+/// changes pace mid-walk goes on at about the pace the bout had; the bout's period may also
+/// have drifted off the steps and lapsed on a step that came late for it. The steps between
+/// the lapsed bout's last step and the chain are counted at the chain's period (the rhythm
+/// went on; its steps were simply not followed). The resumed bout is the lapsed walk going
+/// on, so it keeps to the lapsed bout's waveform when that bout did; it does not tell the
+/// swing channel that it walks on every heel strike: 4 impulses are too few to rule out a
+/// hidden foot between them.
+///
 /// Constant memory: a ring of `capacity` impulses and fixed scratch arrays.
 struct ImpulseBoutTracker: Sendable {
     struct Settings: Sendable, Equatable {
@@ -74,6 +85,14 @@ struct ImpulseBoutTracker: Sendable {
         /// A bout confirmed by its alike waveforms follows only impulses whose waveform
         /// correlates at least this much with the chain's mean waveform.
         var alikeMinimumFollowCorrelation = 0.3
+        /// Chain length that resumes a bout which lapsed shortly before (the swing channel's).
+        var stepsToResume = 4
+        /// How long after a lapsed bout's last step such a chain may resume it, seconds.
+        var resumeWindowSeconds = 10.0
+        /// Period of a resuming chain relative to the lapsed bout's (the swing channel's
+        /// similar pace, 0.65-1.5 times).
+        var resumeMinimumPeriodRatio = 0.65
+        var resumeMaximumPeriodRatio = 1.5
     }
 
     let settings: Settings
@@ -109,8 +128,16 @@ struct ImpulseBoutTracker: Sendable {
     private(set) var isWalking = false
     /// Whether the bout under way was confirmed by a chain that holds the impulse energy with
     /// few comparable impulses between its members (not by alike waveforms among other
-    /// impulses): no other heel strike hides between its steps, so its period is the step.
-    var walksOnEveryHeelStrike: Bool { isWalking && !followsTemplate }
+    /// impulses, nor resumed by a short chain): no other heel strike hides between its steps,
+    /// so its period is the step.
+    var walksOnEveryHeelStrike: Bool { isWalking && !followsTemplate && !resumed }
+    /// Whether the bout under way was resumed by a short chain after a lapse.
+    private var resumed = false
+    /// Period and last step of the bout that lapsed last, while it may be resumed, and whether
+    /// it followed its chain's waveform.
+    private var lapsedPeriodSeconds = 0.0
+    private var lapsedLastStepSeconds = -Double.infinity
+    private var lapsedFollowedTemplate = false
     /// Current step period while walking, in seconds.
     private(set) var stepPeriodSeconds = 0.0
     /// Time of the last counted step, in seconds (meaningful while walking).
@@ -154,12 +181,16 @@ struct ImpulseBoutTracker: Sendable {
     mutating func advance(to timeSeconds: Double) {
         if isWalking, timeSeconds - lastStepTimeSeconds > (Double(settings.maximumMissedSteps) + 1.5) * stepPeriodSeconds {
             endBout()
+            lapsedPeriodSeconds = stepPeriodSeconds
+            lapsedLastStepSeconds = lastStepTimeSeconds
+            lapsedFollowedTemplate = followsTemplate
         }
     }
 
     /// Ends the bout under way and forgets the impulses seen so far.
     mutating func endBout() {
         isWalking = false
+        lapsedLastStepSeconds = -Double.infinity
         oldestUsableSequence = nextSequence
     }
 
@@ -383,7 +414,8 @@ struct ImpulseBoutTracker: Sendable {
     }
 
     private mutating func search(newest: Int, notBefore: Double) -> Int {
-        var bestLength = 0, bestPeriod = 0.0, bestScore = Int.min, bestAlike = false
+        var bestLength = 0, bestPeriod = 0.0, bestScore = Int.min, bestAlike = false, bestResumes = false
+        let mayResume = time(newest) - lapsedLastStepSeconds <= settings.resumeWindowSeconds
         var previous = newest - 1
         while previous >= oldestUsableSequence {
             let interval = time(newest) - time(previous)
@@ -391,12 +423,17 @@ struct ImpulseBoutTracker: Sendable {
             defer { previous -= 1 }
             guard interval >= settings.minimumStepIntervalSeconds else { continue }
             let built = buildChain(newest: newest, previous: previous)
-            guard built.length >= settings.stepsToConfirm,
-                  time(newest) - time(chain[built.length - 1]) >= settings.minimumSpanSeconds else { continue }
+            let confirms = built.length >= settings.stepsToConfirm
+                && time(newest) - time(chain[built.length - 1]) >= settings.minimumSpanSeconds
+            let resumes = mayResume && built.length >= settings.stepsToResume
+                && built.period >= settings.resumeMinimumPeriodRatio * lapsedPeriodSeconds
+                && built.period <= settings.resumeMaximumPeriodRatio * lapsedPeriodSeconds
+            guard confirms || resumes else { continue }
             let score = built.length - 2 * built.misses
             guard score > bestScore,
                   let evidence = walkingEvidence(length: built.length, misses: built.misses, period: built.period) else { continue }
             bestAlike = evidence == .alikeWaveforms
+            bestResumes = !confirms
             if bestAlike {
                 for j in 0 ..< shapeLength { template[j] = shapeSum[j] }
             }
@@ -408,8 +445,19 @@ struct ImpulseBoutTracker: Sendable {
         // The period follows the impulses and may drift past the slowest step while the chain
         // is built; such a slow rhythm is not walking.
         guard bestLength > 0, bestPeriod <= settings.maximumStepIntervalSeconds else { return 0 }
-        // Release the chain's steps, and those it missed, later than `notBefore`.
+        // Release the chain's steps, and those it missed, later than `notBefore`; a resuming
+        // chain also the steps since the lapsed bout's last one.
         var steps = 0
+        if mayResume {
+            let first = time(bestChain[bestLength - 1])
+            let k = Int(((first - lapsedLastStepSeconds) / bestPeriod).rounded())
+            if k > 1 {
+                for j in 1 ..< k where lapsedLastStepSeconds + Double(j) * (first - lapsedLastStepSeconds) / Double(k) > notBefore {
+                    steps += 1
+                }
+            }
+        }
+        lapsedLastStepSeconds = -Double.infinity
         for m in stride(from: bestLength - 1, through: 0, by: -1) {
             let t = time(bestChain[m])
             if m < bestLength - 1 {
@@ -422,7 +470,9 @@ struct ImpulseBoutTracker: Sendable {
             if t > notBefore { steps += 1 }
         }
         isWalking = true
-        followsTemplate = bestAlike
+        // A resumed bout is the lapsed walk going on: it keeps to the same steps' waveform.
+        followsTemplate = bestAlike || (bestResumes && lapsedFollowedTemplate)
+        resumed = bestResumes
         stepPeriodSeconds = bestPeriod
         lastStepTimeSeconds = time(newest)
         countedIntervals = max(0, steps - 1)
