@@ -89,8 +89,8 @@ struct ImpulseBoutTracker: Sendable {
         var stepsToResume = 4
         /// How long after a lapsed bout's last step such a chain may resume it, seconds.
         var resumeWindowSeconds = 10.0
-        /// Period of a resuming chain relative to the lapsed bout's (the swing channel's
-        /// similar pace, 0.65-1.5 times).
+        /// Shortest and longest period of a resuming chain relative to the lapsed bout's (the
+        /// swing channel's similar pace, 0.65-1.5 times).
         var resumeMinimumPeriodRatio = 0.65
         var resumeMaximumPeriodRatio = 1.5
     }
