@@ -153,4 +153,35 @@ struct WalkingBoutTrackerTests {
                                                   band: band, highBand: { 0.2 * Double.cos(2 * .pi * $0 / period) })
         #expect(counted == steps.count, "counted \(counted) of \(steps.count)")
     }
+
+    /// A brisk walk (0.5 s per step) that turns: six slower, irregular steps (0.6-1.2 s apart)
+    /// whose swing peaks fit neither the following windows nor a resume chain (here the
+    /// detector sees none), so the bout lapses; the walk then resumes at its cadence. The turn's
+    /// heel strikes bridge the gap (each less than the 3.5-period lapse time after the one
+    /// before) and count one step each (the fifth version counted 26 of 32). A pause of
+    /// 2.5 s with two arm impulses in it does not bridge: nothing is added there.
+    @Test("a turn's slower heel strikes between a lapse and the resume count; a pause's impulses do not")
+    func turnBetweenLapseAndResume() {
+        let period = 0.5
+        let before = (0 ..< 16).map { 1.0 + Double($0) * period }
+        var turn = [Double]()
+        var t = before.last!
+        for interval in [0.6, 0.7, 0.9, 1.1, 1.2, 1.0] {
+            t += interval
+            turn.append(t)
+        }
+        let after = (1 ... 10).map { turn.last! + Double($0) * period }
+        let steps = before + turn + after
+        let candidates = (before + after).map { (time: $0, rise: 0.6) }
+        let counted = WalkingBoutTrackerTests.run(seconds: steps.last! + 2, period: period, candidates: candidates, strikes: steps)
+        #expect(counted == steps.count, "counted \(counted) of \(steps.count)")
+
+        // A pause: 2.5 s with two impulses of the arm, 1.2 s apart, after the last step.
+        let resumed = (1 ... 10).map { before.last! + 3.0 + Double($0) * period }
+        let pauseImpulses = [before.last! + 0.9, before.last! + 2.1]
+        let walked = before + resumed
+        let paused = WalkingBoutTrackerTests.run(seconds: walked.last! + 2, period: period, candidates: walked.map { (time: $0, rise: 0.6) },
+                                                 strikes: (before + pauseImpulses + resumed).sorted())
+        #expect(paused == walked.count, "counted \(paused) of \(walked.count)")
+    }
 }

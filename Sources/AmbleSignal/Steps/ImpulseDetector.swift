@@ -111,6 +111,11 @@ struct ImpulseLog: Sendable {
         return n
     }
 
+    /// The held impulse times, oldest first, passed to `body`.
+    func forEachTime(_ body: (Double) -> Void) {
+        for age in stride(from: times.count - 1, through: 0, by: -1) { body(times[age: age]) }
+    }
+
     /// Whether an impulse lies within `window` seconds of where a band-passed peak at
     /// `peakTimeSeconds` puts its heel strike.
     func hasImpulse(nearPeakAt peakTimeSeconds: Double, within window: Double) -> Bool {

@@ -29,6 +29,9 @@
 /// chain there); only those later than the caller's `notBefore`. Within
 /// `resumeWindowSeconds` after a bout, a shorter chain (`stepsToResume`) at a similar period
 /// resumes walking with looser checks: people pause, turn and look at their wrist mid-walk.
+/// The heel strikes between the lapsed bout and the resume count one step each when at least
+/// as many as a resume needs bridge the whole gap, none further apart than the bout's lapse
+/// time (a turn: the walker kept stepping, more slowly and irregularly).
 ///
 /// **Step or stride.** When the arm swing dominates, one peak per stride stands out and a
 /// chain follows strides. The period is halved, counting the steps in between, when most
@@ -590,7 +593,7 @@ struct WalkingBoutTracker: Sendable {
     /// chain was searched in, the rhythm alone is not enough: the followed candidates must be
     /// heel strikes, and the first that is not ends the walk's start.
     private func extendBackwards(from first: Int, lowest: Int, period: Double, notBefore: Double, smallest: Double,
-                                 impulses: ImpulseLog) -> Int {
+                                 impulses: ImpulseLog) -> (steps: Int, earliest: Double) {
         let newest = nextSequence - 1
         var steps = 0
         let times = earlierTimes
@@ -615,7 +618,36 @@ struct WalkingBoutTracker: Sendable {
             }
             if dt > (Double(settings.maximumMissedSteps) + 1.5) * period { break }
         }
-        return steps
+        return (steps, previous)
+    }
+
+    /// Heel strikes between the lapsed bout's last step and a resume's first step, one step
+    /// each, when they bridge the whole gap: a walker who turns, or slows into a turn, keeps
+    /// stepping, but more slowly and irregularly, and the swing peaks there fit neither the
+    /// following windows nor a resume chain. Each heel strike at least `earliestStepFraction`
+    /// of the lapsed period after the one before (not a step faster than the walk), none
+    /// further apart than the bout's lapse time (3.5 periods: over such a gap a bout on
+    /// these heel strikes would not have lapsed), and at least `stepsToResume` of them (as
+    /// many as a resume needs: a shorter lapse is one or two steps, whose number the signal
+    /// cannot tell from a pause with the arm moving). Only those later than `notBefore`
+    /// (another channel may have counted the gap).
+    private func bridgeOnHeelStrikes(until first: Double, notBefore: Double, impulses: ImpulseLog) -> Int {
+        let t = boutEndPeriod
+        let shortest = settings.earliestStepFraction * t, longest = (Double(settings.maximumMissedSteps) + 1.5) * t
+        let start = boutEndTime - ImpulseLog.peakDelaySeconds, end = first - ImpulseLog.peakDelaySeconds
+        var previous = start, bridged = 0, counted = 0, broken = false
+        impulses.forEachTime { time in
+            guard !broken, time - previous >= shortest, time <= end - shortest else { return }
+            if time - previous > longest {
+                broken = true
+                return
+            }
+            previous = time
+            bridged += 1
+            if time + ImpulseLog.peakDelaySeconds > notBefore { counted += 1 }
+        }
+        guard !broken, end - previous <= longest, bridged >= settings.stepsToResume else { return 0 }
+        return counted
     }
 
     // MARK: Searching
@@ -820,11 +852,15 @@ struct WalkingBoutTracker: Sendable {
             cadenceIntervals.append(halved ? interval / 2 : interval)
         }
 
+        var firstStep = times[slot(scratchChain[0])]
         if times[slot(scratchChain[0])] - stepPeriod > notBefore {
             let earliest = max(oldestUsableSequence, newest - earlierTimes.count + 1)
-            steps += extendBackwards(from: scratchChain[0], lowest: earliest, period: stepPeriod, notBefore: notBefore,
-                                     smallest: settings.extensionAmplitudeFraction * medianHeight, impulses: impulses)
+            let backward = extendBackwards(from: scratchChain[0], lowest: earliest, period: stepPeriod, notBefore: notBefore,
+                                            smallest: settings.extensionAmplitudeFraction * medianHeight, impulses: impulses)
+            steps += backward.steps
+            firstStep = backward.earliest
         }
+        if recent { steps += bridgeOnHeelStrikes(until: firstStep, notBefore: notBefore, impulses: impulses) }
 
         followsStrides = halved || (recent && boutEndFollowedStrides)
         isWalking = true
