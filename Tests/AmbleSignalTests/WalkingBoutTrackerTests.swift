@@ -34,7 +34,7 @@ struct WalkingBoutTrackerTests {
                 impulses.append(strikes[nextStrike] - ImpulseLog.peakDelaySeconds)
                 nextStrike += 1
             }
-            steps += tracker.advance(to: t, highBand: highBand, impulses: impulses)
+            steps += tracker.advance(to: t, history: history, highBand: highBand, impulses: impulses)
             while nextCandidate < candidates.count, candidates[nextCandidate].time <= t {
                 let c = candidates[nextCandidate]
                 let candidate = StepCandidate(timeSeconds: c.time, amplitudeG: c.rise, sampleIndex: Int((c.time * rate).rounded()))
@@ -183,5 +183,44 @@ struct WalkingBoutTrackerTests {
         let paused = WalkingBoutTrackerTests.run(seconds: walked.last! + 2, period: period, candidates: walked.map { (time: $0, rise: 0.6) },
                                                  strikes: (before + pauseImpulses + resumed).sorted())
         #expect(paused == walked.count, "counted \(paused) of \(walked.count)")
+    }
+
+    /// White noise in a band, from the sample index (the same every run): it repeats at no lag.
+    static func noise(_ t: Double, size: Double) -> Double {
+        let x = Double.sin((t * rate).rounded() * 12.9898) * 43758.5453
+        return size * (x - x.rounded(.down) - 0.5)
+    }
+
+    /// 16 brisk steps (0.5 s, every peak a heel strike), then the walker stops and the wrist
+    /// keeps moving (a car's rocking): peaks 0.38-0.66 s apart, each within the bout's
+    /// 0.65-1.4 period window, of the steps' size, and a band that repeats at no period.
+    /// Without heel strikes the bout is no longer walking and ends within its 8-step check; a
+    /// lapse alone never ended it (a candidate fits every window), and it counted every peak.
+    /// With the heel strikes going on under the same irregular band (the walk itself, with
+    /// the arm moving about), the bout goes on: one sign alone does not end it.
+    @Test("a followed bout whose steps neither repeat nor fall on heel strikes ends; with heel strikes it goes on",
+          arguments: [false, true])
+    func boutThatStopsWalking(heelStrikesGoOn: Bool) {
+        let period = 0.5, walkEnd = 8.5
+        let steps = (0 ..< 16).map { 1.0 + Double($0) * period }
+        let gaps = [0.38, 0.61, 0.45, 0.66, 0.52, 0.41, 0.58, 0.63, 0.47, 0.55]
+        var after = [steps.last!]
+        for k in 0 ..< 60 { after.append(after.last! + gaps[k % gaps.count]) }
+        after.removeFirst()
+        let candidates = (steps + after).map { (time: $0, rise: 0.6) }
+        let band: (Double) -> Double = { t in
+            t < walkEnd ? 0.4 * Double.cos(2 * .pi * t / period) : WalkingBoutTrackerTests.noise(t, size: 0.8)
+        }
+        let high: (Double) -> Double = { t in
+            t < walkEnd ? 0.2 * Double.cos(2 * .pi * t / period) : WalkingBoutTrackerTests.noise(t + 1000, size: 0.4)
+        }
+        let counted = WalkingBoutTrackerTests.run(seconds: after.last! + 2, candidates: candidates,
+                                                  strikes: heelStrikesGoOn ? steps + after : steps, band: band, highBand: high)
+        if heelStrikesGoOn {
+            #expect(counted == steps.count + after.count, "counted \(counted) of \(steps.count + after.count)")
+        } else {
+            #expect(counted >= steps.count && counted <= steps.count + 8,
+                    "counted \(counted): \(steps.count) steps, then \(after.count) peaks of a wrist that stopped walking")
+        }
     }
 }

@@ -198,7 +198,7 @@ public struct StepCounter: Sendable {
             let high = highBandFilter.process(centred)
             highBand.append(high)
             magnitudes.append(value)
-            let committed = tracker.advance(to: time, highBand: highBand, impulses: impulseLog)
+            let committed = tracker.advance(to: time, history: history, highBand: highBand, impulses: impulseLog)
             if committed > 0 {
                 counted.swing += committed
                 countedPeakStep(at: tracker.lastStepTimeSeconds)

@@ -129,6 +129,15 @@ struct WalkingBoutTracker: Sendable {
         /// than its steady steps, but not by a factor of four; what moves the wrist that little
         /// before the walk is its own movement.
         var extensionAmplitudeFraction = 0.25
+        /// Steps over which a followed bout is checked to be still walking (`stillWalks`): the
+        /// intervals of a chain of `stepsToConfirm` plus one, as many as the heel-strike check
+        /// while following looks at.
+        var walkingCheckSteps = 8
+        /// Largest share of those steps that may be heel strikes for a bout whose signal no
+        /// longer repeats to end: the chains' "every other member" limit (a quarter). Walking
+        /// shows a heel strike at nearly every step (93-100 % of the swing channel's steps in
+        /// normal and brisk walks, docs/steps.md).
+        var walkingCheckLargestHeelStrikeShare = 0.25
         /// Rate of the filtered signals, Hz.
         var sampleRateHz = 25.0
     }
@@ -181,6 +190,9 @@ struct WalkingBoutTracker: Sendable {
     private var gapCandidates: RingBuffer<StepCandidate>
     /// Times of the last 8 steps (ring), to tell whether the bout is on the heel strikes.
     private var recentStepTimes: RingBuffer<Double>
+    /// The last `walkingCheckSteps + 1` steps since the bout was confirmed (its chain's
+    /// included), halving or not, to check that the bout is still walking.
+    private var followedSteps: RingBuffer<StepCandidate>
     /// Intervals counted as one step each since a bout was confirmed without halving, and
     /// the period it was confirmed at: when following later finds that the same rhythm goes
     /// stride by stride, those intervals were strides too (nil once halved or not tracked).
@@ -220,6 +232,7 @@ struct WalkingBoutTracker: Sendable {
         windowCandidates = [StepCandidate](repeating: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0), count: 4)
         windowScores = [Double](repeating: 0, count: 4)
         recentStepTimes = RingBuffer(capacity: 8, filling: 0)
+        followedSteps = RingBuffer(capacity: settings.walkingCheckSteps + 1, filling: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0))
         gapCandidates = RingBuffer(capacity: WalkingBoutTracker.gapCandidateCount, filling: StepCandidate(timeSeconds: 0, amplitudeG: 0, sampleIndex: 0))
     }
 
@@ -227,7 +240,7 @@ struct WalkingBoutTracker: Sendable {
     var bufferElementCount: Int {
         times.count + amplitudes.count + indices.count + sequence.count + chainLength.count + scratchChain.count + earlierTimes.count + earlierAmplitudes.count
             + intervals.capacity + middles.capacity + cadenceIntervals.capacity + recentStepIndices.capacity + recentMidpoints.capacity
-            + 3 * windowCandidates.count + windowScores.count + recentStepTimes.capacity + recentRises.capacity
+            + 3 * windowCandidates.count + windowScores.count + recentStepTimes.capacity + recentRises.capacity + 3 * followedSteps.capacity
             + 3 * gapCandidates.capacity
     }
 
@@ -242,11 +255,11 @@ struct WalkingBoutTracker: Sendable {
 
     /// Counts the held step whose window has closed by `timeSeconds`, and ends a bout whose
     /// rhythm has lapsed; call once per fixed-rate sample. Returns the steps counted.
-    mutating func advance(to timeSeconds: Double, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+    mutating func advance(to timeSeconds: Double, history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         var steps = 0
         if isWalking, let next = held,
            timeSeconds > lastStepTime + (Double(next.steps) + settings.latestStepFraction - 1) * stepPeriodSeconds {
-            steps = commitHeld(highBand: highBand, impulses: impulses)
+            steps = commitHeld(history: history, highBand: highBand, impulses: impulses)
         }
         if isWalking, timeSeconds - lastStepTime > (Double(settings.maximumMissedSteps) + 1.5) * stepPeriodSeconds {
             endBout()
@@ -268,10 +281,10 @@ struct WalkingBoutTracker: Sendable {
     mutating func process(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory,
                           impulses: ImpulseLog, notBefore: Double = -.infinity, heelStrikePeriod: Double? = nil,
                           stepPeriodOnHeelStrikes: Double? = nil) -> Int {
-        let steps = advance(to: candidate.timeSeconds, highBand: highBand, impulses: impulses)
+        let steps = advance(to: candidate.timeSeconds, history: history, highBand: highBand, impulses: impulses)
         if isWalking {
             gapCandidates.append(candidate)
-            return steps + follow(candidate, highBand: highBand, impulses: impulses)
+            return steps + follow(candidate, history: history, highBand: highBand, impulses: impulses)
         }
         return steps + search(candidate, history: history, highBand: highBand, impulses: impulses, notBefore: notBefore,
                               heelStrikePeriod: heelStrikePeriod, stepPeriodOnHeelStrikes: stepPeriodOnHeelStrikes)
@@ -297,7 +310,7 @@ struct WalkingBoutTracker: Sendable {
     /// its distance from where the period puts it) within 0.65-1.4 periods, or near 2 or 3
     /// periods when steps were missed; it is held until its window closes, so a smaller peak
     /// early in the window (the wrist's own movement) does not take a step's place.
-    private mutating func follow(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+    private mutating func follow(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
         if dt < settings.earliestStepFraction * t {
@@ -309,13 +322,13 @@ struct WalkingBoutTracker: Sendable {
         let n = Int((dt / t).rounded())
         let offset = abs(dt - Double(n) * t)
         guard n >= 1, n <= settings.maximumMissedSteps + 1, offset <= (settings.latestStepFraction - 1) * t else {
-            return held == nil ? followPeriodBeforeLateStep(candidate, highBand: highBand, impulses: impulses) : 0
+            return held == nil ? followPeriodBeforeLateStep(candidate, history: history, highBand: highBand, impulses: impulses) : 0
         }
         if let next = held, n > next.steps {
             // Past the held candidate's window: it is the step; look at this one from there.
-            let steps = commitHeld(highBand: highBand, impulses: impulses)
+            let steps = commitHeld(history: history, highBand: highBand, impulses: impulses)
             guard isWalking else { return steps }
-            return steps + follow(candidate, highBand: highBand, impulses: impulses)
+            return steps + follow(candidate, history: history, highBand: highBand, impulses: impulses)
         }
         let score = candidate.amplitudeG / (1 + offset / t)
         if held == nil { windowCount = 0 }
@@ -334,7 +347,7 @@ struct WalkingBoutTracker: Sendable {
     /// followed as usual, counting the steps missed (the late step stands for one of them).
     /// Without this, the lengthened period or the displaced phase can put the next heel strikes
     /// between the windows (near 1.5 and 2.5 periods), and the bout lapses.
-    private mutating func followPeriodBeforeLateStep(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+    private mutating func followPeriodBeforeLateStep(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         guard let late = lateStep else { return 0 }
         lateStep = nil
         let earlier = late.periodBefore
@@ -358,12 +371,12 @@ struct WalkingBoutTracker: Sendable {
         // one value does not move.
         intervals.removeLast()
         stepPeriodSeconds = earlier
-        return follow(candidate, highBand: highBand, impulses: impulses)
+        return follow(candidate, history: history, highBand: highBand, impulses: impulses)
     }
 
     /// Counts the held step: the best-scored heel strike of its window, or the best-scored
     /// candidate when none was one (impulses are known by now: the window has closed).
-    private mutating func commitHeld(highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+    private mutating func commitHeld(history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         guard let next = held else { return 0 }
         var chosen = next.candidate, best = -Double.infinity
         for k in 0 ..< min(windowCount, windowCandidates.count)
@@ -373,7 +386,7 @@ struct WalkingBoutTracker: Sendable {
         }
         held = nil
         windowCount = 0
-        return accept(chosen, highBand: highBand, impulses: impulses)
+        return accept(chosen, history: history, highBand: highBand, impulses: impulses)
     }
 
     private mutating func logStep(_ time: Double) {
@@ -388,6 +401,31 @@ struct WalkingBoutTracker: Sendable {
         var strikes = 0
         for age in 0 ..< known where isHeelStrike(recentStepTimes[age: age], impulses) { strikes += 1 }
         return 2 * strikes < known
+    }
+
+    /// Whether the bout followed is still walking, judged over its last `walkingCheckSteps`
+    /// steps (the confirming chain's included) as a chain is judged when it confirms: walking
+    /// repeats at its step period (or at the stride), and every step is a heel strike. A bout
+    /// whose last steps are neither, the step band and the high band no longer repeating at
+    /// one period nor the band at two (below the `minimumPeriodicityToResume` at which any
+    /// chain is walking) and at most `walkingCheckLargestHeelStrikeShare` of its steps heel
+    /// strikes, follows something else: a bout is otherwise only ended by a lapse (no fitting
+    /// candidate for 3.5 periods), and in a busy signal (a car's rocking) a candidate fits the
+    /// 0.65-1.4 period window nearly every time, so one borderline chain became tens of steps.
+    /// Either sign alone occurs in walks: the onset's irregular steps and turns repeat poorly
+    /// for a few steps; slow walks' swing peaks often miss the heel strikes.
+    private func stillWalks(history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog) -> Bool {
+        let count = followedSteps.count
+        guard count == followedSteps.capacity else { return true }
+        var strikes = 0
+        for age in 0 ..< count - 1 where isHeelStrike(followedSteps[age: age].timeSeconds, impulses) { strikes += 1 }
+        guard Double(strikes) <= settings.walkingCheckLargestHeelStrikeShare * Double(count - 1) else { return true }
+        let start = followedSteps[age: count - 1].sampleIndex - 2, end = followedSteps[age: 0].sampleIndex + 2
+        let lag = Int((stepPeriodSeconds * settings.sampleRateHz).rounded())
+        let floor = settings.minimumPeriodicityToResume
+        return history.correlation(start: start, end: end, lagSamples: lag) >= floor
+            || history.correlation(start: start, end: end, lagSamples: 2 * lag) >= floor
+            || highBand.correlation(start: start, end: end, lagSamples: lag) >= floor
     }
 
     /// Whether a candidate seen after the last step and before `end` lies at the middle of that gap
@@ -410,7 +448,7 @@ struct WalkingBoutTracker: Sendable {
 
     /// Counts `candidate` as the next step (and any missed before it), updates the period and
     /// checks whether the bout went stride by stride.
-    private mutating func accept(_ candidate: StepCandidate, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
+    private mutating func accept(_ candidate: StepCandidate, history: SignalHistory, highBand: SignalHistory, impulses: ImpulseLog) -> Int {
         let t = stepPeriodSeconds
         let dt = candidate.timeSeconds - lastStepTime
         let n = Int((dt / t).rounded())
@@ -450,6 +488,11 @@ struct WalkingBoutTracker: Sendable {
             cadenceIntervals.append(dt)
         }
         stepPeriodSeconds = intervals.median()
+        followedSteps.append(candidate)
+        if !stillWalks(history: history, highBand: highBand, impulses: impulses) {
+            endBout(mayResume: false)
+            return 0
+        }
         let late = n == 1 && dt > (1 + settings.intervalTolerance) * t
         lateStep = late ? (t, previousStep.time, previousStep.amplitude) : nil
         // A middle peak is a step only when it was a heel strike, not the filters' ringing
@@ -572,7 +615,9 @@ struct WalkingBoutTracker: Sendable {
         recentStepTimes.removeAll()
     }
 
-    private mutating func endBout() {
+    /// Ends the bout. One that stopped being walking (`stillWalks`) may not be resumed by a
+    /// short chain: there is no walk to go on with.
+    private mutating func endBout(mayResume: Bool = true) {
         lateStep = nil
         countedAhead = 0
         heelStrikeStepPeriod = nil
@@ -580,7 +625,7 @@ struct WalkingBoutTracker: Sendable {
         unhalvedIntervals = nil
         recentMidpoints.removeAll()
         isWalking = false
-        boutEndTime = lastStepTime
+        boutEndTime = mayResume ? lastStepTime : -.infinity
         boutEndFollowedStrides = followsStrides
         boutEndPeriod = stepPeriodSeconds
         oldestUsableSequence = nextSequence
@@ -881,6 +926,11 @@ struct WalkingBoutTracker: Sendable {
         windowCount = 0
         recentStepTimes.removeAll()
         for m in max(0, members - 8) ..< members { logStep(times[slot(scratchChain[m])]) }
+        followedSteps.removeAll()
+        for m in max(0, members - followedSteps.capacity) ..< members {
+            let q = slot(scratchChain[m])
+            followedSteps.append(StepCandidate(timeSeconds: times[q], amplitudeG: amplitudes[q], sampleIndex: indices[q]))
+        }
         recentRises.removeAll()
         for m in 0 ..< members { recentRises.append(amplitudes[slot(scratchChain[m])]) }
         gapCandidates.removeAll()
