@@ -93,6 +93,10 @@ struct ImpulseBoutTracker: Sendable {
         /// swing channel's similar pace, 0.65-1.5 times).
         var resumeMinimumPeriodRatio = 0.65
         var resumeMaximumPeriodRatio = 1.5
+
+        /// Periods without a fitting impulse after which a bout lapses: its missed steps and
+        /// a margin of 1.5.
+        var lapsePeriods: Double { Double(maximumMissedSteps) + 1.5 }
     }
 
     let settings: Settings
@@ -179,7 +183,7 @@ struct ImpulseBoutTracker: Sendable {
 
     /// Ends a bout whose rhythm has lapsed by `timeSeconds`; call once per fixed-rate sample.
     mutating func advance(to timeSeconds: Double) {
-        if isWalking, timeSeconds - lastStepTimeSeconds > (Double(settings.maximumMissedSteps) + 1.5) * stepPeriodSeconds {
+        if isWalking, timeSeconds - lastStepTimeSeconds > settings.lapsePeriods * stepPeriodSeconds {
             endBout()
             lapsedPeriodSeconds = stepPeriodSeconds
             lapsedLastStepSeconds = lastStepTimeSeconds
@@ -413,6 +417,16 @@ struct ImpulseBoutTracker: Sendable {
         return nil
     }
 
+    /// The steps missed between steps at `before` and `after` at about `period` (the interval
+    /// rounded to periods, less one), spread evenly over it; only those later than `notBefore`.
+    private static func missedSteps(after start: Double, before end: Double, period: Double, notBefore: Double) -> Int {
+        let k = Int(((end - start) / period).rounded())
+        guard k > 1 else { return 0 }
+        var missed = 0
+        for j in 1 ..< k where start + Double(j) * (end - start) / Double(k) > notBefore { missed += 1 }
+        return missed
+    }
+
     private mutating func search(newest: Int, notBefore: Double) -> Int {
         var bestLength = 0, bestPeriod = 0.0, bestScore = Int.min, bestAlike = false, bestResumes = false
         let mayResume = time(newest) - lapsedLastStepSeconds <= settings.resumeWindowSeconds
@@ -449,23 +463,14 @@ struct ImpulseBoutTracker: Sendable {
         // chain also the steps since the lapsed bout's last one.
         var steps = 0
         if mayResume {
-            let first = time(bestChain[bestLength - 1])
-            let k = Int(((first - lapsedLastStepSeconds) / bestPeriod).rounded())
-            if k > 1 {
-                for j in 1 ..< k where lapsedLastStepSeconds + Double(j) * (first - lapsedLastStepSeconds) / Double(k) > notBefore {
-                    steps += 1
-                }
-            }
+            steps += Self.missedSteps(after: lapsedLastStepSeconds, before: time(bestChain[bestLength - 1]),
+                                      period: bestPeriod, notBefore: notBefore)
         }
         lapsedLastStepSeconds = -Double.infinity
         for m in stride(from: bestLength - 1, through: 0, by: -1) {
             let t = time(bestChain[m])
             if m < bestLength - 1 {
-                let before = time(bestChain[m + 1])
-                let k = Int(((t - before) / bestPeriod).rounded())
-                if k > 1 {
-                    for j in 1 ..< k where before + Double(j) * (t - before) / Double(k) > notBefore { steps += 1 }
-                }
+                steps += Self.missedSteps(after: time(bestChain[m + 1]), before: t, period: bestPeriod, notBefore: notBefore)
             }
             if t > notBefore { steps += 1 }
         }

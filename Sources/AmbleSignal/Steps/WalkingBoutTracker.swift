@@ -108,6 +108,9 @@ struct WalkingBoutTracker: Sendable {
         var latestStepFraction = 1.4
         /// Steps that may be missed in a row and still be counted when the rhythm goes on.
         var maximumMissedSteps = 2
+        /// Periods without a fitting candidate after which a bout lapses: its missed steps and a
+        /// margin of 1.5.
+        var lapsePeriods: Double { Double(maximumMissedSteps) + 1.5 }
         /// Part of a gap (at each end, as a fraction of it) where an impulse does not count as
         /// the missed step's heel strike: it belongs to the steps at the gap's ends.
         var gapMarginFraction = 0.2
@@ -261,7 +264,7 @@ struct WalkingBoutTracker: Sendable {
            timeSeconds > lastStepTime + (Double(next.steps) + settings.latestStepFraction - 1) * stepPeriodSeconds {
             steps = commitHeld(history: history, highBand: highBand, impulses: impulses)
         }
-        if isWalking, timeSeconds - lastStepTime > (Double(settings.maximumMissedSteps) + 1.5) * stepPeriodSeconds {
+        if isWalking, timeSeconds - lastStepTime > settings.lapsePeriods * stepPeriodSeconds {
             endBout()
         }
         return steps
@@ -661,7 +664,7 @@ struct WalkingBoutTracker: Sendable {
                 previous = times[slot(q + 1)]
                 continue
             }
-            if dt > (Double(settings.maximumMissedSteps) + 1.5) * period { break }
+            if dt > settings.lapsePeriods * period { break }
         }
         return (steps, previous)
     }
@@ -678,7 +681,7 @@ struct WalkingBoutTracker: Sendable {
     /// (another channel may have counted the gap).
     private func bridgeOnHeelStrikes(until first: Double, notBefore: Double, impulses: ImpulseLog) -> Int {
         let t = boutEndPeriod
-        let shortest = settings.earliestStepFraction * t, longest = (Double(settings.maximumMissedSteps) + 1.5) * t
+        let shortest = settings.earliestStepFraction * t, longest = settings.lapsePeriods * t
         let start = boutEndTime - ImpulseLog.peakDelaySeconds, end = first - ImpulseLog.peakDelaySeconds
         var previous = start, bridged = 0, counted = 0, broken = false
         impulses.forEachTime { time in
