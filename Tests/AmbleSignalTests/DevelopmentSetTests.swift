@@ -74,11 +74,11 @@ struct DevelopmentSetTests {
         #expect(sensorWatch.falseStepsPerHour <= 30, "\(report)")
         // The issue's walking target, met on the 3-axis Bangle recordings (1.7 %).
         #expect(bangle.mape <= 3, "\(report)")
-        // Not met on the magnitude-only Sensor Watch clips (6.3 %, docs/steps.md): regression
-        // bounds just above the measured level (all 5.3 %), and the target recorded as a known
+        // Not met on the magnitude-only Sensor Watch clips (5.7 %, docs/steps.md): regression
+        // bounds just above the measured level (all 4.8 %), and the target recorded as a known
         // issue, not hidden.
-        #expect(sensorWatch.mape <= 7, "\(report)")
-        #expect(all.mape <= 6, "\(report)")
+        #expect(sensorWatch.mape <= 6.5, "\(report)")
+        #expect(all.mape <= 5.5, "\(report)")
         withKnownIssue("walking MAPE target of 3 % not met on the Sensor Watch clips (hand-counted slow walks)") {
             #expect(sensorWatch.mape <= 3, "\(report)")
             #expect(all.mape <= 3, "\(report)")

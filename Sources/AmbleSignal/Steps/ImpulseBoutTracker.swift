@@ -8,7 +8,13 @@
 /// impulse (a miss), while the period follows the median of the last 4 intervals. The chain
 /// that results is walking when
 /// - it is long: at least `stepsToConfirm` impulses over at least `minimumSpanSeconds`;
-/// - it misses few steps: at most `maximumMissFraction` of its length;
+/// - it misses few steps: at most `maximumMissFraction` of its length. A weak heel strike
+///   below the detector's floor is not a miss: where the chain skips a period, the impulse
+///   signal midway between its two members (within the chain's tolerance) reaching
+///   `weakStrikeFraction` of the smaller of them (and `weakStrikeFloorG`) was a step. Slow
+///   steps vary in force, and a chain's miss count must not hang on whether one of them
+///   cleared the floor by a hundredth of a g. Only at slow paces (`weakStrikeMinimumPeriodSeconds`):
+///   at brisker ones the arm's own movements fill the middles;
 /// - it is the rhythm of the signal, not a few coincidences in a busy one: impulses outside
 ///   the chain at least `otherAmplitudeFraction` of the chain's median size number at most
 ///   `maximumOthersPerStep` per step, and the chain holds at least `minimumExplainedFraction`
@@ -54,6 +60,18 @@ struct ImpulseBoutTracker: Sendable {
         var maximumStepIntervalSeconds = 2.2
         /// Largest share of a chain's steps that left no impulse.
         var maximumMissFraction = 0.15
+        /// A chain's skipped step is a weak heel strike, not a miss, when the impulse signal
+        /// midway between its neighbours reaches this fraction of the smaller of them (the
+        /// size from which an impulse is comparable to the chain's, `otherAmplitudeFraction`)
+        /// and `weakStrikeFloorG` (half the detector's floor, three times the noise of the
+        /// impulse signal).
+        var weakStrikeFraction = 0.4
+        var weakStrikeFloorG = 0.04
+        /// Shortest chain period at which weak heel strikes are looked for, seconds: slow
+        /// walking, as for the alike-waveform test.
+        var weakStrikeMinimumPeriodSeconds = 1.0
+        /// The fixed rate, Hz.
+        var sampleRateHz = 25.0
         /// Largest number of comparable impulses outside the chain, per step.
         var maximumOthersPerStep = 0.6
         /// Size, as a fraction of the chain's median, from which an outside impulse counts.
@@ -104,6 +122,7 @@ struct ImpulseBoutTracker: Sendable {
     // Impulse ring: slot = sequence % capacity.
     private var times: [Double]
     private var amplitudes: [Double]
+    private var sampleIndices: [Int]
     private var nextSequence = 0
     private var oldestUsableSequence = 0
     // Scratch for building and checking chains (newest first).
@@ -120,6 +139,10 @@ struct ImpulseBoutTracker: Sendable {
     /// Mean waveform of the confirming chain of a bout confirmed by its alike waveforms.
     private var template: [Double]
     private var followsTemplate = false
+    /// The detector's impulse signal (`ImpulseDetector.lastValue`), for weak heel strikes;
+    /// the value of sample index i is at absolute index i + `impulseSignalLag`.
+    private var impulseSignal: SignalHistory
+    private var impulseSignalLag = 0
 
     /// What made a chain walking: it holds the impulse energy with few comparable impulses
     /// between its members, or its impulses' waveforms are alike.
@@ -146,9 +169,11 @@ struct ImpulseBoutTracker: Sendable {
     private(set) var stepPeriodSeconds = 0.0
     /// Time of the last counted step, in seconds (meaningful while walking).
     private(set) var lastStepTimeSeconds = 0.0
-    /// Step intervals counted in the bout under way (between two steps it counted): each hid
-    /// one step when the bout turns out to have followed strides.
-    private(set) var countedIntervals = 0
+    /// Times of the last steps counted in the bout under way, newest at age 0, and the steps
+    /// each counted (more than 1 when it also counted steps missed before it): each interval
+    /// between two steps hid one when the bout turns out to have followed strides.
+    private var stepTimes = RingBuffer<Double>(capacity: 16, filling: 0)
+    private var stepsCounted = RingBuffer<Int>(capacity: 16, filling: 0)
     private var intervals = RecentValues(capacity: 6)
     private var cadenceIntervals = RecentValues(capacity: 8)
 
@@ -157,6 +182,7 @@ struct ImpulseBoutTracker: Sendable {
         let n = settings.capacity
         times = [Double](repeating: 0, count: n)
         amplitudes = times
+        sampleIndices = [Int](repeating: 0, count: n)
         chain = [Int](repeating: 0, count: n)
         bestChain = chain
         chainIntervals = times
@@ -166,13 +192,15 @@ struct ImpulseBoutTracker: Sendable {
         hasShape = [Bool](repeating: false, count: n)
         shapeSum = [Double](repeating: 0, count: shapeLength)
         template = shapeSum
+        // The search horizon, and a second for the impulses' delay and the middles' reach.
+        impulseSignal = SignalHistory(capacity: Int(((settings.horizonSeconds + 1) * settings.sampleRateHz).rounded(.up)))
     }
 
     /// Elements held (fixed at init).
     var bufferElementCount: Int {
-        times.count + amplitudes.count + chain.count + bestChain.count + chainIntervals.count
+        times.count + amplitudes.count + sampleIndices.count + chain.count + bestChain.count + chainIntervals.count
             + scratch.capacity + intervals.capacity + cadenceIntervals.capacity + shapes.count + hasShape.count
-            + shapeSum.count + template.count
+            + shapeSum.count + template.count + impulseSignal.capacity + stepTimes.capacity + stepsCounted.capacity
     }
 
     /// Steps per minute over the last 8 step intervals (those within 20 % of their median);
@@ -214,6 +242,7 @@ struct ImpulseBoutTracker: Sendable {
         let s = sequence % settings.capacity
         times[s] = impulse.timeSeconds
         amplitudes[s] = impulse.amplitudeG
+        sampleIndices[s] = impulse.sampleIndex
         storeShape(slot: s, around: impulse.sampleIndex, magnitude: magnitude)
         while oldestUsableSequence < sequence, sequence - oldestUsableSequence >= settings.capacity
                 || impulse.timeSeconds - times[oldestUsableSequence % settings.capacity] > settings.horizonSeconds {
@@ -221,6 +250,35 @@ struct ImpulseBoutTracker: Sendable {
         }
         guard mayConfirm else { return 0 }
         return search(newest: sequence, notBefore: notBefore)
+    }
+
+    /// Records the impulse signal's value at `sampleIndex`; call once per fixed-rate sample,
+    /// in order.
+    mutating func recordImpulseSignal(_ value: Double, sampleIndex: Int) {
+        impulseSignal.append(value)
+        impulseSignalLag = impulseSignal.count - 1 - sampleIndex
+    }
+
+    /// Whether the impulse signal holds a weak heel strike midway between the impulses
+    /// `earlier` and `later` (within `toleranceSeconds`): at least `weakStrikeFraction` of the
+    /// smaller of the two and `weakStrikeFloorG`.
+    private func hasWeakStrike(between earlier: Int, and later: Int, toleranceSeconds: Double) -> Bool {
+        let middle = (sampleIndices[earlier % settings.capacity] + sampleIndices[later % settings.capacity]) / 2
+        let reach = Int((toleranceSeconds * settings.sampleRateHz).rounded())
+        let smallest = max(settings.weakStrikeFloorG, settings.weakStrikeFraction * min(amplitude(earlier), amplitude(later)))
+        for index in middle - reach ... middle + reach {
+            if let value = impulseSignal.value(at: index + impulseSignalLag), value >= smallest { return true }
+        }
+        return false
+    }
+
+    /// The step intervals counted in the bout under way (among its last 15 steps) whose middle
+    /// is at or after `timeSeconds`: each hid one step if the bout followed strides.
+    func countedIntervals(since timeSeconds: Double) -> Int {
+        var n = 0
+        for age in stride(from: 0, to: stepTimes.count - 1, by: 1)
+        where 0.5 * (stepTimes[age: age] + stepTimes[age: age + 1]) >= timeSeconds { n += stepsCounted[age: age] }
+        return n
     }
 
     /// Keeps the waveform of |a| around `index`, its mean removed.
@@ -288,7 +346,8 @@ struct ImpulseBoutTracker: Sendable {
             guard shapeCorrelation(base: slot * shapeLength, with: { template[$0] }) >= settings.alikeMinimumFollowCorrelation else { return 0 }
         }
         lastStepTimeSeconds = impulse.timeSeconds
-        countedIntervals += n
+        stepTimes.append(impulse.timeSeconds)
+        stepsCounted.append(n)
         intervals.append(dt / Double(n))
         cadenceIntervals.append(dt / Double(n))
         stepPeriodSeconds = intervals.median()
@@ -332,7 +391,12 @@ struct ImpulseBoutTracker: Sendable {
             guard best >= 0 else { break }
             chain[length] = best
             length += 1
-            misses += bestMultiple - 1
+            if bestMultiple == 2, period >= settings.weakStrikeMinimumPeriodSeconds,
+               hasWeakStrike(between: best, and: last, toleranceSeconds: settings.intervalTolerance * period) {
+                // A weak heel strike, not a miss.
+            } else {
+                misses += bestMultiple - 1
+            }
             chainIntervals[intervalCount] = (time(last) - time(best)) / Double(bestMultiple)
             intervalCount += 1
             scratch.removeAll()
@@ -480,9 +544,15 @@ struct ImpulseBoutTracker: Sendable {
         resumed = bestResumes
         stepPeriodSeconds = bestPeriod
         lastStepTimeSeconds = time(newest)
-        countedIntervals = max(0, steps - 1)
         intervals.removeAll()
         intervals.append(bestPeriod)
+        stepTimes.removeAll()
+        stepsCounted.removeAll()
+        for m in stride(from: min(bestLength, stepTimes.capacity) - 1, through: 0, by: -1) {
+            stepTimes.append(time(bestChain[m]))
+            let span = m + 1 < bestLength ? time(bestChain[m]) - time(bestChain[m + 1]) : bestPeriod
+            stepsCounted.append(max(1, Int((span / bestPeriod).rounded())))
+        }
         cadenceIntervals.removeAll()
         for m in 0 ..< bestLength - 1 {
             let span = time(bestChain[m]) - time(bestChain[m + 1])

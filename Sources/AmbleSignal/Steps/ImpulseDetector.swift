@@ -28,6 +28,11 @@ struct ImpulseDetector: Sendable {
     private var previousTime = 0.0
     private var previousIndex = 0
     private var pending: StepCandidate?
+    /// The impulse signal at `lastValueIndex`, computed by the last `process` call (0 while
+    /// the window fills): what a weak heel strike below `floorG` leaves.
+    private(set) var lastValue = 0.0
+    /// The sample index `lastValue` belongs to (`halfWidth` before the newest sample).
+    private(set) var lastValueIndex = 0
 
     init(halfWidth: Int, floorG: Double, refractorySeconds: Double, samplePeriodSeconds: Double) {
         self.halfWidth = halfWidth
@@ -52,10 +57,15 @@ struct ImpulseDetector: Sendable {
     /// `sampleIndex`-th; returns an impulse once it is confirmed.
     mutating func process(_ value: Double, timeSeconds: Double, sampleIndex: Int) -> StepCandidate? {
         window.append(value)
-        guard window.count == window.capacity else { return nil }
+        lastValueIndex = sampleIndex - halfWidth
+        guard window.count == window.capacity else {
+            lastValue = 0
+            return nil
+        }
         let middle = window[age: halfWidth]
         let oldest = window[age: window.capacity - 1]
         let impulse = middle - 0.5 * (oldest + value)
+        lastValue = impulse
         let time = timeSeconds - Double(halfWidth) * samplePeriodSeconds
         let index = sampleIndex - halfWidth
         var out: StepCandidate?

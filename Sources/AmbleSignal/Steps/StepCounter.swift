@@ -156,6 +156,7 @@ public struct StepCounter: Sendable {
         var impulseSettings = ImpulseBoutTracker.Settings()
         impulseSettings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
         impulseSettings.maximumStepIntervalSeconds = configuration.maximumStepIntervalSeconds
+        impulseSettings.sampleRateHz = rate
         impulseTracker = ImpulseBoutTracker(settings: impulseSettings)
         var rhythmSettings = RhythmTracker.Settings()
         rhythmSettings.sampleRateHz = rate
@@ -214,11 +215,13 @@ public struct StepCounter: Sendable {
                 if tracker.isWalking, impulseTracker.isWalking {
                     // A swing chain on the heel strikes at half the impulse bout's period: the
                     // impulse bout followed strides (one foot's heel strikes show more at the
-                    // wrist than the other's), and each of its intervals hid a step.
+                    // wrist than the other's), and each of its intervals the chain spans hid a
+                    // step. Earlier intervals are left as counted: the chain is the evidence,
+                    // and a walker who speeds up after a slow stretch looks the same.
                     if !wasWalking, tracker.confirmedOnHeelStrikes,
                        abs(impulseTracker.stepPeriodSeconds - 2 * tracker.stepPeriodSeconds)
                        <= StepCounter.strideTolerance * (impulseTracker.stepPeriodSeconds + 2 * tracker.stepPeriodSeconds) {
-                        counted.swing += impulseTracker.countedIntervals
+                        counted.swing += impulseTracker.countedIntervals(since: tracker.confirmedFromSeconds)
                     }
                     impulseTracker.endBout()
                 }
@@ -227,7 +230,9 @@ public struct StepCounter: Sendable {
                     countedPeakStep(at: tracker.lastStepTimeSeconds)
                 }
             }
-            if let impulse = impulses.process(value, timeSeconds: time, sampleIndex: index) {
+            let impulse = impulses.process(value, timeSeconds: time, sampleIndex: index)
+            impulseTracker.recordImpulseSignal(impulses.lastValue, sampleIndex: impulses.lastValueIndex)
+            if let impulse {
                 impulseLog.append(impulse.timeSeconds)
                 let released = impulseTracker.process(impulse, magnitude: magnitudes, notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
                                                       mayConfirm: !tracker.isWalking)

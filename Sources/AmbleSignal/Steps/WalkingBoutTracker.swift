@@ -204,6 +204,9 @@ struct WalkingBoutTracker: Sendable {
     /// Whether the bout under way was confirmed from rest (a full chain, not a resume) by a
     /// chain that kept to the heel strikes: at least 3 in 4 of its members were.
     private(set) var confirmedOnHeelStrikes = false
+    /// Time of the first step of the chain that confirmed the bout under way, its backward
+    /// extension included, in seconds.
+    private(set) var confirmedFromSeconds = 0.0
     /// The step period of the impulse channel's bout when this bout took over from it at about
     /// the same period, and that bout was on every heel strike (its chain held the impulse
     /// energy: no other foot's strike between its steps). Halving far below it would say the
@@ -915,6 +918,7 @@ struct WalkingBoutTracker: Sendable {
         lateStep = nil
         countedAhead = 0
         confirmedOnHeelStrikes = !recent && 4 * membersOnStrikes >= 3 * members
+        confirmedFromSeconds = firstStep
         unhalvedIntervals = halved ? nil : intervalsAfter
         confirmedPeriod = stepPeriod
         heelStrikeStepPeriod = stepPeriodOnHeelStrikes.flatMap { consistent(stepPeriod, $0) ? $0 : nil }
