@@ -59,3 +59,47 @@ struct RecordingFormatTests {
         #expect(error?.description.contains("/nonexistent/walk.csv") == true)
     }
 }
+
+/// `labels.csv` of a folder of steps recordings, and scoring counts as
+/// `../shared/tools/score.py steps` does.
+struct StepLabelTests {
+    @Test func readsLabels() throws {
+        let labels = try StepLabel.read(text: "file,true_steps,kind,duration_s\nwalk.csv,100,walking,60.5\n\ndesk.csv,0,non-walking,120\n",
+                                        name: "labels.csv")
+        #expect(labels == [
+            StepLabel(file: "walk.csv", trueSteps: 100, kind: .walking, durationSeconds: 60.5),
+            StepLabel(file: "desk.csv", trueSteps: 0, kind: .nonWalking, durationSeconds: 120),
+        ])
+    }
+
+    @Test(arguments: [
+        ("file,steps,kind,duration_s\nw.csv,1,walking,1\n", 1, "header"),
+        ("file,true_steps,kind,duration_s\nw.csv,ten,walking,60\n", 2, "true_steps is \"ten\""),
+        ("file,true_steps,kind,duration_s\nw.csv,-3,walking,60\n", 2, "true_steps is \"-3\""),
+        ("file,true_steps,kind,duration_s\nw.csv,10,running,60\n", 2, "kind is \"running\"; expected walking, mixed or non-walking"),
+        ("file,true_steps,kind,duration_s\nw.csv,0,walking,60\n", 2, "true_steps is 0 for a walking recording"),
+        ("file,true_steps,kind,duration_s\nw.csv,10,walking,0\n", 2, "duration_s is 0.0"),
+        ("file,true_steps,kind,duration_s\n,10,walking,60\n", 2, "file is empty"),
+        ("file,true_steps,kind,duration_s\n", nil, "no recordings"),
+    ] as [(String, Int?, String)])
+    func namesTheLineOfBadLabels(text: String, line: Int?, message: String) {
+        let error = #expect(throws: RecordingError.self) { try StepLabel.read(text: text, name: "labels.csv") }
+        #expect(error?.line == line)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test func scoresAsTheScorerDoes() {
+        var score = StepScore()
+        #expect(score.walkingMAPEPercent == nil && score.falseStepsPerHour == nil)
+        score.add(counted: 110, for: StepLabel(file: "a", trueSteps: 100, kind: .walking, durationSeconds: 60))
+        score.add(counted: 45, for: StepLabel(file: "b", trueSteps: 50, kind: .walking, durationSeconds: 60))
+        score.add(counted: 80, for: StepLabel(file: "m", trueSteps: 100, kind: .mixed, durationSeconds: 60))
+        // Non-walking: only steps beyond the real ones are false; fewer are not credited.
+        score.add(counted: 30, for: StepLabel(file: "d", trueSteps: 18, kind: .nonWalking, durationSeconds: 1800))
+        score.add(counted: 0, for: StepLabel(file: "e", trueSteps: 6, kind: .nonWalking, durationSeconds: 1800))
+        #expect(score.walkingMAPEPercent == 10)
+        #expect(score.mixedMAPEPercent == 20)
+        #expect(score.falseSteps == 12)
+        #expect(score.falseStepsPerHour == 12)
+    }
+}
