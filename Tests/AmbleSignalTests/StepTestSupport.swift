@@ -3,8 +3,9 @@ import AmbleSignal
 import AmbleSimulation
 
 /// Runs a fresh `StepCounter` over synthetic rows; magnitude-only rows hold |a| in x.
-func countSteps(_ recording: SyntheticActivities.Recording, magnitudeOnly: Bool) -> (steps: Int, counter: StepCounter) {
-    var counter = StepCounter()
+func countSteps(_ recording: SyntheticActivities.Recording, magnitudeOnly: Bool,
+                counter: StepCounter = StepCounter()) -> (steps: Int, counter: StepCounter) {
+    var counter = counter
     var returned = 0
     for row in recording.rows {
         returned += counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG, isMagnitudeOnly: magnitudeOnly))

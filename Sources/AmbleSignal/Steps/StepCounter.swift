@@ -130,38 +130,35 @@ public struct StepCounter: Sendable {
     /// Time of the last step counted by the swing or the impulse channel, in seconds.
     private var lastPeakStepSeconds = -Double.infinity
     private var nextCadenceUpdateSeconds: Double?
+    /// The hand-over and rate limits in use (`Tuning`; the documented values are the static
+    /// constants of the same names).
+    private let waveformIntervalLimitSeconds: Double
+    private let handoverMarginSeconds: Double
+    private let strideTolerance: Double
 
     public init(configuration: Configuration = .init()) {
+        self.init(configuration: configuration, tuning: Tuning(configuration: configuration))
+    }
+
+    init(configuration: Configuration, tuning: Tuning) {
         self.configuration = configuration
         let rate = StepCounter.internalRateHz
         resampler = UniformResampler(periodSeconds: 1 / rate, maximumGapSeconds: configuration.maximumGapSeconds)
         stepBand = BandPassFilter(lowCutoffHz: StepCounter.highPassHz, highCutoffHz: StepCounter.lowPassHz, sampleRateHz: rate)
-        detector = StepCandidateDetector(floorG: configuration.peakThresholdG, relativeThreshold: 0.25,
+        detector = StepCandidateDetector(floorG: tuning.candidateFloorG, relativeThreshold: tuning.candidateRelativeThreshold,
                                          envelopeWeight: 0.3, envelopeCap: 1.5, samplePeriodSeconds: 1 / rate)
         history = SignalHistory(capacity: StepCounter.historyCapacity)
         highBandFilter = BandPassFilter(lowCutoffHz: StepCounter.highBandHighPassHz, highCutoffHz: StepCounter.highBandLowPassHz,
                                         sampleRateHz: rate)
         highBand = SignalHistory(capacity: StepCounter.historyCapacity)
-        var settings = WalkingBoutTracker.Settings()
-        settings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
-        settings.maximumStepIntervalSeconds = configuration.maximumStepIntervalSeconds
-        settings.stepsToConfirm = configuration.stepsToConfirmBout
-        settings.minimumPeriodicity = configuration.minimumPeriodicity
-        settings.maximumAmplitudeVariation = configuration.maximumAmplitudeVariation
-        settings.minimumMedianAmplitudeG = configuration.minimumStepAmplitudeG
-        settings.sampleRateHz = rate
-        tracker = WalkingBoutTracker(settings: settings)
-        impulses = ImpulseDetector(halfWidth: StepCounter.impulseHalfWidth, floorG: StepCounter.impulseFloorG,
-                                   refractorySeconds: StepCounter.impulseRefractorySeconds, samplePeriodSeconds: 1 / rate)
-        var impulseSettings = ImpulseBoutTracker.Settings()
-        impulseSettings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
-        impulseSettings.maximumStepIntervalSeconds = configuration.maximumStepIntervalSeconds
-        impulseSettings.sampleRateHz = rate
-        impulseTracker = ImpulseBoutTracker(settings: impulseSettings)
-        var rhythmSettings = RhythmTracker.Settings()
-        rhythmSettings.sampleRateHz = rate
-        rhythmSettings.minimumStepIntervalSeconds = configuration.minimumStepIntervalSeconds
-        rhythm = RhythmTracker(settings: rhythmSettings)
+        tracker = WalkingBoutTracker(settings: tuning.swing)
+        impulses = ImpulseDetector(halfWidth: tuning.impulseHalfWidth, floorG: tuning.impulseFloorG,
+                                   refractorySeconds: tuning.impulseRefractorySeconds, samplePeriodSeconds: 1 / rate)
+        impulseTracker = ImpulseBoutTracker(settings: tuning.impulse)
+        rhythm = RhythmTracker(settings: tuning.rhythm)
+        waveformIntervalLimitSeconds = tuning.waveformIntervalLimitSeconds
+        handoverMarginSeconds = tuning.handoverMarginSeconds
+        strideTolerance = tuning.strideTolerance
     }
 
     /// Elements held in the counter's buffers: fixed when it is made (constant memory).
@@ -187,7 +184,7 @@ public struct StepCounter: Sendable {
             detector.reset(to: 0)
             impulses.reset()
         }
-        impulseTracker.waveformsResolved = (resampler.inputIntervalSeconds ?? 0) <= StepCounter.waveformIntervalLimitSeconds
+        impulseTracker.waveformsResolved = (resampler.inputIntervalSeconds ?? 0) <= waveformIntervalLimitSeconds
         var counted = ChannelSteps()
         while true {
             let time = resampler.nextOutputTimeSeconds
@@ -208,7 +205,7 @@ public struct StepCounter: Sendable {
             if let candidate = detector.process(filtered, timeSeconds: time, sampleIndex: index) {
                 let wasWalking = tracker.isWalking
                 let released = tracker.process(candidate, history: history, highBand: highBand, impulses: impulseLog,
-                                               notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
+                                               notBefore: lastCountedStepSeconds + handoverMarginSeconds,
                                                heelStrikePeriod: impulseTracker.isWalking ? impulseTracker.stepPeriodSeconds : nil,
                                                stepPeriodOnHeelStrikes: impulseTracker.walksOnEveryHeelStrike ? impulseTracker.stepPeriodSeconds : nil)
                 // The swing channel has priority: its bout ends the impulse channel's.
@@ -220,7 +217,7 @@ public struct StepCounter: Sendable {
                     // and a walker who speeds up after a slow stretch looks the same.
                     if !wasWalking, tracker.confirmedOnHeelStrikes,
                        abs(impulseTracker.stepPeriodSeconds - 2 * tracker.stepPeriodSeconds)
-                       <= StepCounter.strideTolerance * (impulseTracker.stepPeriodSeconds + 2 * tracker.stepPeriodSeconds) {
+                       <= strideTolerance * (impulseTracker.stepPeriodSeconds + 2 * tracker.stepPeriodSeconds) {
                         counted.swing += impulseTracker.countedIntervals(since: tracker.confirmedFromSeconds)
                     }
                     impulseTracker.endBout()
@@ -234,7 +231,7 @@ public struct StepCounter: Sendable {
             impulseTracker.recordImpulseSignal(impulses.lastValue, sampleIndex: impulses.lastValueIndex)
             if let impulse {
                 impulseLog.append(impulse.timeSeconds)
-                let released = impulseTracker.process(impulse, magnitude: magnitudes, notBefore: lastCountedStepSeconds + StepCounter.handoverMarginSeconds,
+                let released = impulseTracker.process(impulse, magnitude: magnitudes, notBefore: lastCountedStepSeconds + handoverMarginSeconds,
                                                       mayConfirm: !tracker.isWalking)
                 // Heel strikes walking at half the swing bout's period: the bout follows strides.
                 if let half = tracker.halfPeriodIfHalvable,
@@ -248,7 +245,7 @@ public struct StepCounter: Sendable {
             }
             // The rhythm channel counts only where neither peak channel is walking.
             let rhythmSteps = rhythm.process(history: history, highBand: highBand, timeSeconds: time,
-                                             notBefore: lastPeakStepSeconds + StepCounter.handoverMarginSeconds,
+                                             notBefore: lastPeakStepSeconds + handoverMarginSeconds,
                                              mayCount: !tracker.isWalking && !impulseTracker.isWalking)
             counted.rhythm += rhythmSteps
             lastCountedStepSeconds = max(lastCountedStepSeconds, rhythm.lastStepTimeSeconds)
