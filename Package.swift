@@ -99,6 +99,12 @@ let package = Package(
         ]),
         /// The step counter's cost on synthetic recordings (scripts/bench-steps); not a test.
         .executableTarget(name: "bench-steps", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
+        /// How much the step counter's figures on labelled recordings hang on its thresholds
+        /// (scripts/score-steps-sensitivity); a developer's measurement, not a test.
+        .executableTarget(name: "steps-sensitivity", dependencies: [
+            "AmbleSignal", "AmbleSimulation", "AmbleRecordings",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 
