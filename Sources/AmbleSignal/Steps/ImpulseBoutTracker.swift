@@ -23,6 +23,10 @@
 /// - its impulses are alike (coefficient of variation at most `maximumAmplitudeVariation`)
 ///   and step-sized (median at least `minimumMedianAmplitudeG`).
 ///
+/// A slow chain (`alikeMinimumPeriodSeconds`) whose impulses' waveforms are alike
+/// (`minimumShapeLikeness`) is walking with looser energy checks (the arm moves between slow
+/// steps), when its impulses are a heel strike's size (`alikeMaximumMedianAmplitudeG`).
+///
 /// Desk work, typing, dressing and washing up give impulses as large, but many more of them
 /// and at irregular times, so no chain holds their energy; a metronome-like train of impulses
 /// on a quiet signal is what slow walking looks like at the wrist.
@@ -92,10 +96,17 @@ struct ImpulseBoutTracker: Sendable {
         var shapeHalfWidth = 8
         /// Chains whose impulses have alike waveforms (median correlation of each with the
         /// mean of the others at least `minimumShapeLikeness`) are walking with looser energy
-        /// checks: `alikeMaximumOthersPerStep` and `alikeMinimumExplainedFraction`.
+        /// checks: `alikeMaximumOthersPerStep` and `alikeMinimumExplainedFraction`, when their
+        /// median impulse is at most `alikeMaximumMedianAmplitudeG`.
         var minimumShapeLikeness = 0.8
         var alikeMaximumOthersPerStep = 1.0
         var alikeMinimumExplainedFraction = 0.4
+        /// Largest median impulse of such a chain, g: heel strikes of slow steps reach the wrist
+        /// at 0.15-0.5 g (the alike chains of the development walks: medians 0.21-0.27 g); a
+        /// train of alike 1 g jolts a second apart with the arm moving between them is the arm
+        /// at work (dressing: 0.92-1.1 g, likeness 0.75-0.79, 53 false steps once the likeness
+        /// limit is 2 % lower).
+        var alikeMaximumMedianAmplitudeG = 0.6
         /// Shortest period for those looser checks, seconds: slow walking. Brisker rhythms
         /// between arm movements are the rhythm channel's (`RhythmTracker`, up to 1.0 s), and
         /// alike impulses every other brisk step are a stride.
@@ -450,8 +461,8 @@ struct ImpulseBoutTracker: Sendable {
         if othersPerStep <= settings.maximumOthersPerStep, explained >= settings.minimumExplainedFraction { return .heldEnergy }
         // Steps leave alike waveforms; the arm's movements between them may then add up to
         // about one comparable impulse per step (a heel strike and the settling after it).
-        guard waveformsResolved, period >= settings.alikeMinimumPeriodSeconds, othersPerStep <= settings.alikeMaximumOthersPerStep,
-              explained >= settings.alikeMinimumExplainedFraction else { return nil }
+        guard waveformsResolved, period >= settings.alikeMinimumPeriodSeconds, median <= settings.alikeMaximumMedianAmplitudeG,
+              othersPerStep <= settings.alikeMaximumOthersPerStep, explained >= settings.alikeMinimumExplainedFraction else { return nil }
         return shapeLikeness(length: length) >= settings.minimumShapeLikeness ? .alikeWaveforms : nil
     }
 

@@ -134,6 +134,7 @@ extension StepCounter {
         .init("impulseBouts.minimumShapeLikeness", \.impulse.minimumShapeLikeness),
         .init("impulseBouts.alikeMaximumOthersPerStep", \.impulse.alikeMaximumOthersPerStep),
         .init("impulseBouts.alikeMinimumExplainedFraction", \.impulse.alikeMinimumExplainedFraction),
+        .init("impulseBouts.alikeMaximumMedianAmplitudeG", \.impulse.alikeMaximumMedianAmplitudeG),
         .init("impulseBouts.alikeMinimumPeriodSeconds", \.impulse.alikeMinimumPeriodSeconds),
         .init("impulseBouts.alikeMinimumFollowCorrelation", \.impulse.alikeMinimumFollowCorrelation),
         .init("impulseBouts.stepsToResume", \.impulse.stepsToResume),
