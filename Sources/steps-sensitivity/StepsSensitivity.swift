@@ -110,7 +110,7 @@ struct StepsSensitivity: ParsableCommand {
 
         let thresholds = StepCounter.tunableParameters.filter { !$0.isCount && base[$0.name] == nil }
         print("\neach threshold alone x\(formatted(1 - step)) and x\(formatted(1 + step)); only those that move a figure:")
-        var moved: [(parameter: String, lower: Figures, upper: Figures)] = []
+        var moved: [(parameter: StepCounter.TunableParameter, lower: Figures, upper: Figures)] = []
         for parameter in thresholds {
             let value = parameter.value()
             var overrides = base
@@ -118,12 +118,12 @@ struct StepsSensitivity: ParsableCommand {
             let lower = try set.score(overrides: overrides)
             overrides[parameter.name] = value * (1 + step)
             let upper = try set.score(overrides: overrides)
-            if lower != reference || upper != reference { moved.append((parameter.name, lower, upper)) }
+            if lower != reference || upper != reference { moved.append((parameter, lower, upper)) }
         }
         moved.sort { max($0.lower.worstChange(from: reference), $0.upper.worstChange(from: reference))
             > max($1.lower.worstChange(from: reference), $1.upper.worstChange(from: reference)) }
         for row in moved {
-            print("  \(row.parameter) (\(formatted(StepCounter.tunableParameters.first { $0.name == row.parameter }!.value())))")
+            print("  \(row.parameter.name) (\(formatted(row.parameter.value())))")
             print("      lower  \(row.lower.summary)")
             print("      upper  \(row.upper.summary)")
         }
