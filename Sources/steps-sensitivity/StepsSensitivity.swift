@@ -109,21 +109,21 @@ struct StepsSensitivity: ParsableCommand {
         }
 
         let thresholds = StepCounter.tunableParameters.filter { !$0.isCount && base[$0.name] == nil }
+        let values = thresholds.map { $0.value() }
         print("\neach threshold alone x\(formatted(1 - step)) and x\(formatted(1 + step)); only those that move a figure:")
-        var moved: [(parameter: StepCounter.TunableParameter, lower: Figures, upper: Figures)] = []
-        for parameter in thresholds {
-            let value = parameter.value()
+        var moved: [(parameter: StepCounter.TunableParameter, value: Double, lower: Figures, upper: Figures)] = []
+        for (parameter, value) in zip(thresholds, values) {
             var overrides = base
             overrides[parameter.name] = value * (1 - step)
             let lower = try set.score(overrides: overrides)
             overrides[parameter.name] = value * (1 + step)
             let upper = try set.score(overrides: overrides)
-            if lower != reference || upper != reference { moved.append((parameter, lower, upper)) }
+            if lower != reference || upper != reference { moved.append((parameter, value, lower, upper)) }
         }
         moved.sort { max($0.lower.worstChange(from: reference), $0.upper.worstChange(from: reference))
             > max($1.lower.worstChange(from: reference), $1.upper.worstChange(from: reference)) }
         for row in moved {
-            print("  \(row.parameter.name) (\(formatted(row.parameter.value())))")
+            print("  \(row.parameter.name) (\(formatted(row.value)))")
             print("      lower  \(row.lower.summary)")
             print("      upper  \(row.upper.summary)")
         }
@@ -134,8 +134,8 @@ struct StepsSensitivity: ParsableCommand {
         var scores: [Figures] = []
         for _ in 0 ..< draws {
             var overrides = base
-            for parameter in thresholds {
-                overrides[parameter.name] = parameter.value() * (1 + step * (2 * random.unit() - 1))
+            for (parameter, value) in zip(thresholds, values) {
+                overrides[parameter.name] = value * (1 + step * (2 * random.unit() - 1))
             }
             scores.append(try set.score(overrides: overrides))
         }
