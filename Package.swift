@@ -99,10 +99,10 @@ let package = Package(
         ]),
         /// The step counter's cost on synthetic recordings (scripts/bench-steps); not a test.
         .executableTarget(name: "bench-steps", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
-        /// How much the step counter's figures on labelled recordings hang on its thresholds
-        /// (scripts/score-steps-sensitivity); a developer's measurement, not a test.
-        .executableTarget(name: "steps-sensitivity", dependencies: [
-            "AmbleSignal", "AmbleSimulation", "AmbleRecordings",
+        /// The step counter's figures per device on labelled recordings, leave-one-device-out
+        /// and with its parameters moved (scripts/score-steps); a developer's measurement, not a test.
+        .executableTarget(name: "score-steps", dependencies: [
+            "AmbleSignal", "AmbleRecordings",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.

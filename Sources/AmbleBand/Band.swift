@@ -297,6 +297,11 @@ public final class Band {
         let ppgFresh = heartRateSensor?.isHealthy == true && bandSeconds - lastPPGTime < 1.5
         let estimate = ppgFresh && skinDetected ? heartRate.estimate() : nil
         let accelerometerGap = accelerometer.takeGap()
+        if accelerometerGap, stepCounter.isWalking {
+            // The walk's samples stopped: it ends here, and its steps still pending are this
+            // second's (rather than the first second after the gap's).
+            stepsThisSecond += stepCounter.finish()
+        }
         let heartRateGap = heartRateSensor?.takeGap() ?? false
         let report = SecondReport(
             unixSeconds: clock.unixSeconds - (clock.nowSeconds - bandSeconds),
@@ -342,6 +347,13 @@ public final class Band {
                 }
             case .endSession(var summary):
                 guard let id = sessionID else { continue }
+                // The counter releases steps once they are certain, about 10 s late: the walk's
+                // last steps come now, with its end.
+                let late = stepCounter.finish()
+                if late > 0 {
+                    summary.steps += late
+                    summary.distanceMeters = Double(summary.steps) * summary.parameters.stepLengthMeters
+                }
                 summary.rmssdMilliseconds = heartRate.restingVariability?.rmssdMilliseconds
                 summary.activeKilocalories = sessionKilocalories
                 do {

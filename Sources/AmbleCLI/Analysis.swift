@@ -5,8 +5,6 @@ import AmbleSignal
 /// active energy the band's `GaitModel` makes of it.
 struct StepAnalysis {
     var steps: Int
-    /// `steps` by the counter's channel that counted them.
-    var stepsByChannel: StepCounter.ChannelSteps
     var durationSeconds: Double
     /// Mean of the per-second cadence while walking (cadence > 0), steps per minute.
     var meanCadenceStepsPerMinute: Double?
@@ -22,19 +20,18 @@ struct StepAnalysis {
     /// The wearer assumed when none is given: 170 cm, 70 kg, uncalibrated.
     static let defaultGait = GaitModel(heightMeters: 1.70, weightKilograms: 70)
 
-    /// One release of steps, for `--trace`: the input sample's time (steps are released up to
-    /// 1.4 step periods late by the peak channels, 4-16 s late by the rhythm channel), the
-    /// channel, the steps, the running total and the cadence the counter publishes.
+    /// One release of steps, for `--trace`: the input sample's time (steps are released about
+    /// 10 s after they were taken, a walk's first ones when it is confirmed, its last ones when
+    /// it ends), the steps, the running total and the cadence the counter publishes.
     struct Release {
         var timeSeconds: Double
-        var channel: String
         var steps: Int
         var totalSteps: Int
         var cadenceStepsPerMinute: Double
 
-        static let csvHeader = "time_s,channel,steps,total_steps,cadence_spm"
+        static let csvHeader = "time_s,steps,total_steps,cadence_spm"
         var csv: String {
-            "\(formatSeconds(timeSeconds)),\(channel),\(steps),\(totalSteps),\(formatOne(cadenceStepsPerMinute))"
+            "\(formatSeconds(timeSeconds)),\(steps),\(totalSteps),\(formatOne(cadenceStepsPerMinute))"
         }
     }
 
@@ -52,11 +49,8 @@ struct StepAnalysis {
             let magnitudeOnly = row.yG == 0 && row.zG == 0
             let released = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG, isMagnitudeOnly: magnitudeOnly))
             if let trace, released > 0 {
-                let by = counter.lastCounted
-                for (channel, steps) in [("swing", by.swing), ("impulse", by.impulse), ("rhythm", by.rhythm)] where steps > 0 {
-                    trace(Release(timeSeconds: row.timeSeconds, channel: channel, steps: steps, totalSteps: counter.totalSteps,
-                                  cadenceStepsPerMinute: counter.cadenceStepsPerMinute))
-                }
+                trace(Release(timeSeconds: row.timeSeconds, steps: released, totalSteps: counter.totalSteps,
+                              cadenceStepsPerMinute: counter.cadenceStepsPerMinute))
             }
             while row.timeSeconds >= nextSecond {
                 let cadence = counter.cadenceStepsPerMinute
@@ -68,9 +62,12 @@ struct StepAnalysis {
                 nextSecond += 1
             }
         }
+        let flushed = counter.finish()
+        if let trace, flushed > 0 {
+            trace(Release(timeSeconds: last, steps: flushed, totalSteps: counter.totalSteps, cadenceStepsPerMinute: 0))
+        }
         return StepAnalysis(
             steps: counter.totalSteps,
-            stepsByChannel: counter.stepsByChannel,
             durationSeconds: last - (first ?? last),
             meanCadenceStepsPerMinute: cadenceCount > 0 ? cadenceSum / Double(cadenceCount) : nil,
             walkingSeconds: cadenceCount,
@@ -84,8 +81,7 @@ struct StepAnalysis {
         let cadence = meanCadenceStepsPerMinute.map { formatOne($0) } ?? "null"
         return "{\"steps\": \(steps), \"duration_s\": \(formatOne(durationSeconds)), \"mean_cadence_spm\": \(cadence), "
             + "\"walking_s\": \(walkingSeconds), \"distance_m\": \(formatOne(distanceMeters)), "
-            + "\"step_length_m\": \(formatSeconds(stepLengthMeters)), \"active_kcal\": \(formatOne(activeKilocalories)), "
-            + "\"by_channel\": {\"swing\": \(stepsByChannel.swing), \"impulse\": \(stepsByChannel.impulse), \"rhythm\": \(stepsByChannel.rhythm)}}"
+            + "\"step_length_m\": \(formatSeconds(stepLengthMeters)), \"active_kcal\": \(formatOne(activeKilocalories))}"
     }
 
     func summary(file: String) -> String {
@@ -97,7 +93,6 @@ struct StepAnalysis {
           cadence   \(cadence)
           distance  \(formatOne(distanceMeters)) m (step length \(formatSeconds(stepLengthMeters)) m)
           energy    \(formatOne(activeKilocalories)) kcal active (ACSM walking equation)
-          counted   \(stepsByChannel.swing) by arm swing, \(stepsByChannel.impulse) by heel strikes, \(stepsByChannel.rhythm) by rhythm
         """
     }
 }

@@ -21,12 +21,12 @@ struct AnalyzeStepsCommand: ParsableCommand {
     @Argument(help: "The recording (CSV with header time_s,x_g,y_g,z_g; acceleration in g).")
     var file: String
 
-    @Flag(help: "Print one JSON object: steps, duration_s, mean_cadence_spm, walking_s, distance_m, step_length_m, active_kcal, by_channel.")
+    @Flag(help: "Print one JSON object: steps, duration_s, mean_cadence_spm, walking_s, distance_m, step_length_m, active_kcal.")
     var json = false
 
     @Flag(help: ArgumentHelp(
-        "Print CSV time_s,channel,steps,total_steps,cadence_spm: one row each time a channel of the counter releases steps.",
-        discussion: "time_s is when the steps were released: up to 1.4 step periods after they were taken (arm swing, heel strikes), 4-16 s after (rhythm)."))
+        "Print CSV time_s,steps,total_steps,cadence_spm: one row each time the counter releases steps.",
+        discussion: "time_s is when the steps were released: about 10 s after they were taken; a walk's first steps when it is confirmed, its last when it ends."))
     var trace = false
 
     @Option(name: .customLong("height-cm"), help: "Wearer's height in cm, for the default step length (0.414 x height).")

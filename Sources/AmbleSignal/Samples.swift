@@ -17,7 +17,7 @@ public struct AccelerationSample: Equatable, Sendable {
 
     /// |a| in g.
     public var magnitudeG: Double {
-        isMagnitudeOnly ? xG : (xG * xG + yG * yG + zG * zG).squareRoot()
+        isMagnitudeOnly ? abs(xG) : (xG * xG + yG * yG + zG * zG).squareRoot()
     }
 }
 

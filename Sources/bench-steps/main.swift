@@ -5,6 +5,7 @@
 //                                              one pass, for valgrind --tool=callgrind
 //   bench-steps csv [--hours H] [--rate HZ]    print the recording as CSV (time_s,x_g,y_g,z_g)
 //   bench-steps trace FILE                     when steps are released in a recording
+//   bench-steps pace SEED [--magnitude]        the cadence published each second over 90 -> 110 -> 90 steps/min
 //   bench-steps segments-csv SPEC [--seed N] [--rate HZ] [--irregular] [--magnitude]
 //                                              one recording from a spec such as still:5,walk70:60,wash:120;
 //                                              a first line '# true steps N', then the CSV
@@ -51,7 +52,7 @@ func count(_ input: [AccelerationSample]) -> Int {
     var counter = StepCounter()
     var total = 0
     for sample in input { total += counter.process(sample) }
-    return total
+    return total + counter.finish()
 }
 
 let arguments = CommandLine.arguments
@@ -102,6 +103,8 @@ case "check":
             print("\(activity)  seed \(seed)  taken \(rec.trueSteps)  counted \(counted)")
         }
     }
+case "pace":
+    paceCheck(seed: UInt64(arguments.count > 2 ? Int(arguments[2]) ?? 1 : 1), magnitudeOnly: arguments.contains("--magnitude"))
 case "csv":
     print(recording(hours: hours, rateHz: rate).csv, terminator: "")
 case "trace":

@@ -2,7 +2,8 @@ import AmbleRecordings
 import AmbleSignal
 import AmbleSimulation
 
-/// Runs a fresh `StepCounter` over synthetic rows; magnitude-only rows hold |a| in x.
+/// Runs a fresh `StepCounter` over synthetic rows, finished at the end as `amble analyze`
+/// finishes it; magnitude-only rows hold |a| in x.
 func countSteps(_ recording: SyntheticActivities.Recording, magnitudeOnly: Bool,
                 counter: StepCounter = StepCounter()) -> (steps: Int, counter: StepCounter) {
     var counter = counter
@@ -10,7 +11,8 @@ func countSteps(_ recording: SyntheticActivities.Recording, magnitudeOnly: Bool,
     for row in recording.rows {
         returned += counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG, isMagnitudeOnly: magnitudeOnly))
     }
-    precondition(returned == counter.totalSteps, "steps returned by process must add up to totalSteps")
+    returned += counter.finish()
+    precondition(returned == counter.totalSteps, "steps returned by process and finish must add up to totalSteps")
     return (returned, counter)
 }
 

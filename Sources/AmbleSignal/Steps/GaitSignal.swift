@@ -1,0 +1,106 @@
+/// The step counter's front end: accelerometer samples at any rate in, a fixed-rate stream of
+/// band-passed, clipped |a| (and the three axes, when the sensor gives them) out.
+///
+/// 1. Each quantity is resampled to `rateHz` (`UniformResampler`: irregular timing, dropped
+///    samples and gaps up to `maximumGapSeconds` bridged).
+/// 2. Band-pass (second-order Butterworth high- and low-pass): gravity, posture and drift go
+///    below, vibration above; the arm swing of the slowest walk stays.
+/// 3. Clipping at `clipRatio` times the recent mean absolute value (an exponential mean with
+///    the given time constant): a bump or a turn cannot outweigh the steps around it.
+///
+/// |a| does not depend on how the band is worn; nor does the three-axis correlation the
+/// rhythm uses (a sum over the axes is unchanged by a rotation).
+struct GaitSignal: Sendable {
+    /// One output tick: time (seconds, the end of the tick's period) and the values, in g.
+    struct Tick: Sendable {
+        var timeSeconds: Double
+        var magnitude: Double
+        var x: Double
+        var y: Double
+        var z: Double
+    }
+
+    let rateHz: Double
+    private let maximumGapSeconds: Double
+    private let lowHz: Double
+    private let highHz: Double
+    private let clipRatio: Double
+    private let clipSmoothing: Double
+
+    private var resamplers: [UniformResampler]
+    private var filters: [BandPassFilter]
+    private var meanAbsolute = [Double](repeating: 0, count: 4)
+    private var started = false
+    /// Whether the current stream has three axes (set by its first sample).
+    private(set) var hasAxes = false
+    /// Set when the last `append` restarted the stream (first sample, a long gap, or a change
+    /// between magnitude-only and three-axis input).
+    private(set) var didRestart = false
+
+    init(rateHz: Double, maximumGapSeconds: Double, lowHz: Double, highHz: Double,
+         clipRatio: Double, clipTimeConstantSeconds: Double) {
+        self.rateHz = rateHz
+        self.maximumGapSeconds = maximumGapSeconds
+        self.lowHz = lowHz
+        self.highHz = highHz
+        self.clipRatio = clipRatio
+        clipSmoothing = 1 / (clipTimeConstantSeconds * rateHz)
+        resamplers = Array(repeating: UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds), count: 4)
+        filters = Array(repeating: BandPassFilter(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz), count: 4)
+    }
+
+    /// Takes one sample. Then call `nextTick()` until it returns nil.
+    mutating func append(_ sample: AccelerationSample) {
+        // A three-axis stream stays three-axis: a sample flagged magnitude-only in it (a reader
+        // that saw y = z = 0) is the vector (x, 0, 0), whose |a| is |x|. A magnitude-only
+        // stream that starts giving three axes starts again as a three-axis one.
+        let axes = started && hasAxes ? true : !sample.isMagnitudeOnly
+        if started, axes, !hasAxes {
+            resamplers[0] = UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds)
+        }
+        started = true
+        let values = SIMD4(axes ? (sample.xG * sample.xG + sample.yG * sample.yG + sample.zG * sample.zG).squareRoot() : sample.magnitudeG,
+                           axes ? sample.xG : 0, axes ? sample.yG : 0, axes ? sample.zG : 0)
+        resamplers[0].append(timeSeconds: sample.timeSeconds, value: values[0])
+        didRestart = resamplers[0].didRestart
+        if didRestart {
+            hasAxes = axes
+            for i in 1 ..< 4 {
+                resamplers[i] = UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds)
+            }
+            for i in 0 ..< 4 {
+                filters[i] = BandPassFilter(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz)
+                filters[i].settle(onConstantInput: values[i])
+                meanAbsolute[i] = 0
+            }
+        }
+        if hasAxes {
+            for i in 1 ..< 4 { resamplers[i].append(timeSeconds: sample.timeSeconds, value: values[i]) }
+        }
+    }
+
+    /// The next fixed-rate tick the samples so far complete, or nil.
+    mutating func nextTick() -> Tick? {
+        let time = resamplers[0].nextOutputTimeSeconds
+        guard let magnitude = resamplers[0].nextOutput() else {
+            // The call that finds no complete tick also integrates the rest of the segment:
+            // the axes must take it too, or their next tick would miss that part.
+            if hasAxes { for i in 1 ..< 4 { _ = resamplers[i].nextOutput() } }
+            return nil
+        }
+        var tick = Tick(timeSeconds: time, magnitude: clipped(0, filters[0].process(magnitude)), x: 0, y: 0, z: 0)
+        if hasAxes {
+            // The axis resamplers saw the same sample times, so each has this tick ready.
+            tick.x = clipped(1, filters[1].process(resamplers[1].nextOutput() ?? 0))
+            tick.y = clipped(2, filters[2].process(resamplers[2].nextOutput() ?? 0))
+            tick.z = clipped(3, filters[3].process(resamplers[3].nextOutput() ?? 0))
+        }
+        return tick
+    }
+
+    private mutating func clipped(_ channel: Int, _ value: Double) -> Double {
+        let limit = clipRatio * Swift.max(meanAbsolute[channel], 0.01)
+        meanAbsolute[channel] += clipSmoothing * (abs(value) - meanAbsolute[channel])
+        return Swift.min(Swift.max(value, -limit), limit)
+    }
+}

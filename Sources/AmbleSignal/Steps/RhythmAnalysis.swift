@@ -1,0 +1,181 @@
+import RealModule
+
+/// What one analysis window says about the gait: its period, how periodic it is, and whether
+/// that period is one step or two. Pure functions of the window's autocorrelations.
+struct RhythmFrame: Sendable, Equatable {
+    /// Middle of the window, seconds.
+    var centreSeconds: Double
+    /// The shortest lag at which the signal repeats, seconds (nil: no rhythm at all).
+    var basePeriodSeconds: Double?
+    /// Periodicity at that lag, 0...1 (the mean autocorrelation at the lag and its multiples).
+    var periodicity: Double
+    /// +1 when the base period is more likely a stride (two steps), -1 when a step.
+    var strideVote: Double
+    /// RMS of the band-passed |a| over the window, g.
+    var rmsG: Double
+    /// Whether the window can start a walk: moving above the noise floor, with enough of the
+    /// movement along gravity, at a cadence in range.
+    var isCandidate: Bool
+    /// Periodicity at the base period of the walk under way (or half or twice it), 0 when none.
+    var periodicityAtFollowed: Double
+    /// The stride of the walk under way as the last few seconds show it, seconds (nil when
+    /// none or unclear): the pace now, for the cadence the band compares with the limit.
+    var recentStrideSeconds: Double? = nil
+
+    /// The step period this frame reads on its own, seconds.
+    var stepPeriodSeconds: Double? {
+        basePeriodSeconds.map { strideVote > 0 ? $0 / 2 : $0 }
+    }
+}
+
+/// The rhythm of a window from its autocorrelations (`RunningAutocorrelation`), at a fixed
+/// sampling rate: lags are in samples, results in seconds.
+struct RhythmAnalysis: Sendable {
+    let rateHz: Double
+    let parameters: StepCounter.Parameters
+    /// Lags searched for the base period, in samples: the shortest step to the longest stride.
+    let shortestLag: Int
+    let longestLag: Int
+
+    init(rateHz: Double, parameters: StepCounter.Parameters, maximumLag: Int) {
+        self.rateHz = rateHz
+        self.parameters = parameters
+        shortestLag = Swift.max(2, Int((parameters.shortestStepSeconds * rateHz).rounded(.down)))
+        longestLag = Swift.min(maximumLag - 1, Int((parameters.longestStrideSeconds * rateHz).rounded(.up)))
+    }
+
+    /// The base period of `r` (normalised autocorrelation, index = lag): the shortest lag whose
+    /// comb periodicity (the mean of `r` at the lag and its multiples) reaches
+    /// `fundamentalShare` of the best, then shortened to a half or a third of itself where
+    /// `r` there reaches the same share (a rhythm also repeats after two or three periods).
+    /// Returns the lag in samples (refined between samples) and its comb periodicity.
+    func basePeriod(_ r: [Double]) -> (lag: Double, periodicity: Double)? {
+        let share = parameters.fundamentalShare
+        var best = -Double.infinity
+        var candidates: [(lag: Int, comb: Double)] = []
+        candidates.reserveCapacity(16)
+        var lag = shortestLag
+        while lag <= longestLag {
+            if r[lag] >= r[lag - 1], r[lag] > r[lag + 1] {
+                let comb = combPeriodicity(r, lag: lag)
+                candidates.append((lag, comb))
+                best = Swift.max(best, comb)
+            }
+            lag += 1
+        }
+        guard best > 0, let chosen = candidates.first(where: { $0.comb >= share * best }) else { return nil }
+        var period = chosen.lag
+        for divisor in [3, 2] {
+            let part = Double(period) / Double(divisor)
+            guard part >= Double(shortestLag) else { continue }
+            if let peak = localPeak(r, near: part, tolerance: 0.08), r[peak] >= share * r[period] {
+                period = peak
+                break
+            }
+        }
+        return (refined(r, period), chosen.comb)
+    }
+
+    /// Mean over the multiples k·lag (k = 1, 2, ...) within the lags held of the largest `r`
+    /// within ±4 % of each multiple (at least one sample).
+    func combPeriodicity(_ r: [Double], lag: Int) -> Double {
+        let last = r.count - 2
+        var total = 0.0
+        var n = 0
+        var k = 1
+        while k * lag <= last {
+            let centre = k * lag
+            let spread = Swift.max(1, Int((0.04 * Double(centre)).rounded(.up)))
+            var peak = -Double.infinity
+            for i in Swift.max(1, centre - spread) ... Swift.min(last, centre + spread) { peak = Swift.max(peak, r[i]) }
+            total += peak
+            n += 1
+            k += 1
+        }
+        return n > 0 ? total / Double(n) : -1
+    }
+
+    /// The largest value of `r` within ±`tolerance` (fraction) of the lag `lag` (in samples,
+    /// fractional), or -1 outside the lags held.
+    func peakValue(_ r: [Double], near lag: Double, tolerance: Double = 0.08) -> Double {
+        guard let i = localIndex(r, near: lag, tolerance: tolerance) else { return -1 }
+        return r[i]
+    }
+
+    private func localIndex(_ r: [Double], near lag: Double, tolerance: Double) -> Int? {
+        let low = Swift.max(1, Int((lag * (1 - tolerance)).rounded(.down)))
+        let high = Swift.min(r.count - 2, Int((lag * (1 + tolerance)).rounded(.up)))
+        guard low <= high else { return nil }
+        var best = low
+        for i in low ... high where r[i] > r[best] { best = i }
+        return best
+    }
+
+    /// A local maximum of `r` near `lag`, if the largest value there is one.
+    private func localPeak(_ r: [Double], near lag: Double, tolerance: Double) -> Int? {
+        guard let i = localIndex(r, near: lag, tolerance: tolerance), i > 0, i < r.count - 1,
+              r[i] >= r[i - 1], r[i] >= r[i + 1] else { return nil }
+        return i
+    }
+
+    /// The peak's position between samples, from a parabola through it and its neighbours.
+    private func refined(_ r: [Double], _ i: Int) -> Double {
+        let a = r[i - 1], b = r[i], c = r[i + 1]
+        let curvature = a - 2 * b + c
+        guard curvature < 0 else { return Double(i) }
+        return Double(i) + Swift.min(0.5, Swift.max(-0.5, 0.5 * (a - c) / curvature))
+    }
+
+    /// The periodicity at a period already followed, `base` seconds: the larger of |a|'s at
+    /// the period, twice and half it, and (with three axes) the vector's at the period and
+    /// twice it.
+    func periodicity(magnitude: [Double], vector: [Double]?, at base: Double) -> Double {
+        let lag = base * rateHz
+        var best = Swift.max(peakValue(magnitude, near: lag), peakValue(magnitude, near: 2 * lag))
+        if lag / 2 >= Double(shortestLag) { best = Swift.max(best, peakValue(magnitude, near: lag / 2)) }
+        if let vector { best = Swift.max(best, peakValue(vector, near: lag), peakValue(vector, near: 2 * lag)) }
+        return best
+    }
+
+    /// The stride near `expected` seconds (within ±30 %) in `r`, the autocorrelation of the
+    /// last few seconds: the clearest repeat there (at least `periodicityToContinue`),
+    /// refined between samples; nil when there is none.
+    func stride(near expected: Double, in r: [Double]) -> Double? {
+        let lag = expected * rateHz
+        let low = Swift.max(shortestLag, Int((lag * 0.7).rounded(.down)))
+        let high = Swift.min(r.count - 2, Int((lag * 1.3).rounded(.up)))
+        guard low < high else { return nil }
+        var best = -1
+        for i in low ... high where r[i] >= r[i - 1] && r[i] >= r[i + 1] && r[i] >= parameters.periodicityToContinue
+            && (best < 0 || r[i] > r[best]) { best = i }
+        return best > 0 ? refined(r, best) / rateHz : nil
+    }
+
+    /// Whether a base period of `period` seconds is a stride rather than a step, as a vote in
+    /// -2 ... 2 (positive: stride): the evidence of the signal (three-axis correlation, or on
+    /// |a| alone the strength of the step line against the stride line), plus the prior
+    /// that a walker's cadence is near the typical one.
+    func strideVote(period: Double, vector: [Double]?, magnitudeSpectrumRatio: Double?, rmsG: Double) -> Double {
+        let stepRate = 60 / period, strideRate = 120 / period
+        if strideRate > parameters.fastestCadenceStepsPerMinute { return -1 }
+        if stepRate < parameters.slowestCadenceStepsPerMinute { return 1 }
+        var evidence = 0.0
+        if let vector {
+            let lag = period * rateHz
+            let once = peakValue(vector, near: lag), twice = peakValue(vector, near: 2 * lag)
+            if twice > 0 {
+                let share = parameters.strideCorrelationShare
+                evidence = Swift.min(0, Swift.max(-1, (once / twice - 1) / (1 - share)))
+            } else {
+                evidence = once > 0 ? 1 : 0
+            }
+        } else if let ratio = magnitudeSpectrumRatio, ratio > 0 {
+            // The step line (twice the base rate) against the base line: stronger step line,
+            // the base is a stride. Neutral at equal power; ±1 at a factor of four.
+            evidence = Swift.min(1, Swift.max(-1, Double.log(ratio) / Double.log(4)))
+        }
+        let typical = parameters.typicalCadenceStepsPerMinute * (rmsG > parameters.runningRMSG ? 1.5 : 1)
+        let prior = (abs(Double.log(stepRate / typical)) - abs(Double.log(strideRate / typical))) / Double.log(2)
+        return evidence + prior
+    }
+}

@@ -1,0 +1,306 @@
+/// Decides from successive `RhythmFrame`s when the wearer walks and at what cadence, and counts
+/// the steps of each walk as its cadence integrated over its duration.
+///
+/// - **Start:** `confirmFrames` frames in a row whose rhythm is clear (periodicity at least
+///   `periodicityToStart`, or `periodicityToStartSlowWalk` below the slow-walk cadence) and
+///   agrees within `periodTolerance`.
+/// - **Continue:** while the periodicity at the rhythm followed (at its period, or half or twice
+///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
+///   over (the walker changed pace by more than the tolerance in one window).
+/// - **Step or stride:** each frame votes; the walk follows the majority of its frames.
+/// - **Edges:** a window cannot tell where inside it a walk starts or ends; the start and end
+///   are placed where the short-time RMS of |a| (over one stride) falls below
+///   `edgeEnergyShare` of the walk's typical RMS, within half a window of the first and last
+///   walking frame.
+/// - **Release:** steps are released once no later end can remove them (half a window after
+///   the frame that counted them), and only once the walk holds `minimumWalkSteps`.
+///
+/// The tracker is pure: frames and the recent signal in, steps out.
+struct WalkTracker: Sendable {
+    /// The recent band-passed |a| at the analysis rate, for placing a walk's edges.
+    struct Envelope {
+        /// Values oldest first; the last was sampled at `newestSeconds`.
+        var values: [Double]
+        var newestSeconds: Double
+        var rateHz: Double
+    }
+
+    private let parameters: StepCounter.Parameters
+    private let hopSeconds: Double
+    private let windowSeconds: Double
+    private let confirmFrames: Int
+
+    /// Recent frames while no walk is under way (the newest last).
+    private var recent: [RhythmFrame] = []
+
+    private struct Walk {
+        /// The step period followed, seconds.
+        var stepPeriodSeconds: Double
+        /// Votes of the frames for the step period followed, for twice it and for half it: a
+        /// window may read a walk's period as one step or as two, so the walk follows the
+        /// reading most of its frames agree on.
+        var support: Double
+        var votesForDouble = 0.0
+        var votesForHalf = 0.0
+        /// Start of the walk, seconds; steps accrued from it up to `countedThroughSeconds`.
+        var startSeconds: Double
+        var countedThroughSeconds: Double
+        var steps = 0.0
+        var releasedSteps = 0
+        /// Steps up to this time are released and final; later ones may still be re-read.
+        var releasedThroughSeconds: Double
+        /// (time, steps accrued by then, steps per second before it) at each frame not yet final.
+        var pending: [(timeSeconds: Double, steps: Double, rate: Double)] = []
+        var lastCentreSeconds: Double
+        /// The step period of the last few seconds, seconds (the pace now), when known.
+        var recentStepPeriodSeconds: Double?
+
+        func steps(at time: Double) -> Double {
+            for entry in pending where entry.timeSeconds >= time {
+                return entry.steps - (entry.timeSeconds - time) * entry.rate
+            }
+            return steps + (time - countedThroughSeconds) / stepPeriodSeconds
+        }
+
+        mutating func accrue(through time: Double) {
+            guard time > countedThroughSeconds else { return }
+            let rate = 1 / stepPeriodSeconds
+            steps += (time - countedThroughSeconds) * rate
+            countedThroughSeconds = time
+            pending.append((time, steps, rate))
+        }
+
+        /// Reads the steps not yet released at a new step period: `ratio` = old period / new.
+        mutating func rescaleUnreleased(by ratio: Double) {
+            let fixed = steps(at: releasedThroughSeconds)
+            pending = pending.map { entry in
+                entry.timeSeconds <= releasedThroughSeconds ? entry
+                    : (entry.timeSeconds, fixed + (entry.steps - fixed) * ratio, entry.rate * ratio)
+            }
+            steps = fixed + (steps - fixed) * ratio
+        }
+    }
+
+    private var walk: Walk?
+
+    /// Seconds of the walks counted so far, from each start to its end.
+    private(set) var walkingSeconds = 0.0
+
+    init(parameters: StepCounter.Parameters, hopSeconds: Double) {
+        self.parameters = parameters
+        self.hopSeconds = hopSeconds
+        windowSeconds = parameters.windowSeconds
+        confirmFrames = Swift.max(1, Int((parameters.secondsToConfirm / hopSeconds).rounded()))
+        recent.reserveCapacity(confirmFrames + 1)
+    }
+
+    var isWalking: Bool { walk != nil }
+
+    /// The step period of the walk under way, seconds (nil when none): the counter measures each
+    /// new window's periodicity there (and at the stride).
+    var followedStepPeriodSeconds: Double? { walk?.stepPeriodSeconds }
+
+    /// Steps per minute of the walk under way (its newest frame), 0 when none.
+    var cadenceStepsPerMinute: Double { walk.map { 60 / ($0.recentStepPeriodSeconds ?? $0.stepPeriodSeconds) } ?? 0 }
+
+    /// Forgets everything (the stream restarted); steps not yet released are dropped.
+    mutating func reset() {
+        walk = nil
+        recent.removeAll(keepingCapacity: true)
+    }
+
+    /// Takes the newest frame; returns the steps it releases.
+    mutating func process(_ frame: RhythmFrame, envelope: Envelope) -> Int {
+        if walk != nil { return follow(frame, envelope: envelope) }
+        recent.append(frame)
+        if recent.count > confirmFrames { recent.removeFirst() }
+        guard recent.count == confirmFrames, let started = confirmedWalk(envelope: envelope) else { return 0 }
+        walk = started
+        recent.removeAll(keepingCapacity: true)
+        return 0
+    }
+
+    /// Ends the walk under way at the end of the stream: its end is placed as at any end.
+    mutating func finish(envelope: Envelope) -> Int {
+        guard walk != nil else { return 0 }
+        return end(envelope: envelope)
+    }
+
+    // MARK: Start
+
+    private func confirmedWalk(envelope: Envelope) -> Walk? {
+        let periods = recent.compactMap { $0.isCandidate ? $0.basePeriodSeconds : nil }
+        guard periods.count == confirmFrames else { return nil }
+        let median = periods.sorted()[periods.count / 2]
+        guard periods.allSatisfy({ Self.same($0, median, tolerance: parameters.periodTolerance) }) else { return nil }
+        let votes = recent.reduce(0.0) { $0 + $1.strideVote }
+        let stepPeriod = votes > 0 ? median / 2 : median
+        // The frames that start a walk look partly at what came before it: their reading of
+        // step or stride starts the walk but carries no weight against later ones.
+        let support = 0.0
+        let clear = 60 / stepPeriod < parameters.clearRhythmBelowStepsPerMinute
+            ? parameters.periodicityToStartSlowWalk : parameters.periodicityToStart
+        guard recent.allSatisfy({ $0.periodicity >= clear }) else { return nil }
+
+        let first = recent[0].centreSeconds
+        let last = recent[recent.count - 1].centreSeconds
+        let start = edge(from: first, stepPeriod: stepPeriod, typicalOver: first ... Swift.max(first, envelope.newestSeconds),
+                         envelope: envelope, forward: false)
+        var walk = Walk(stepPeriodSeconds: stepPeriod, support: support, startSeconds: start,
+                        countedThroughSeconds: start, releasedThroughSeconds: start, lastCentreSeconds: last)
+        walk.accrue(through: last + hopSeconds / 2)
+        return walk
+    }
+
+    // MARK: Following
+
+    private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> Int {
+        guard var current = walk else { return 0 }
+        guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue else {
+            return end(envelope: envelope)
+        }
+        if frame.isCandidate, let reading = frame.stepPeriodSeconds {
+            let followed = current.stepPeriodSeconds
+            let tolerance = parameters.periodTolerance
+            let weight = frame.centreSeconds - windowSeconds / 2 < current.startSeconds ? 0 : weight(frame)
+            if Self.same(reading, followed, tolerance: tolerance) {
+                current.stepPeriodSeconds = reading
+                current.support += weight
+            } else if Self.same(reading, 2 * followed, tolerance: tolerance) {
+                current.votesForDouble += weight
+                if current.votesForDouble > current.support {
+                    current = Self.switched(current, to: reading, votes: current.votesForDouble)
+                }
+            } else if [2.0, 3.0].contains(where: { Self.same(reading, followed / $0, tolerance: tolerance) }) {
+                // A shorter reading of the same rhythm: the followed period may be a repeat of
+                // two or three of its periods.
+                current.votesForHalf += weight
+                if current.votesForHalf > current.support {
+                    current = Self.switched(current, to: reading, votes: current.votesForHalf)
+                }
+            } else if frame.periodicity >= parameters.periodicityToStart,
+                      frame.recentStrideSeconds.map({ Self.same($0 / 2, reading, tolerance: tolerance) }) == true,
+                      ![3.0, 4.0].contains(where: { Self.same(reading, followed * $0, tolerance: tolerance) }) {
+                // A clear new rhythm that the last few seconds show too: the walker changed pace
+                // by more than the tolerance.
+                current = Self.switched(current, to: reading, votes: weight, rereading: false)
+            }
+        }
+        // The pace of the last few seconds is the cadence the band publishes (the window's
+        // period lags a change of pace by half a window).
+        // A reading far from the walk's (a misread in a changing window) is not published:
+        // the pace published last stands.
+        // A reading near the one before is averaged with it (the last 4 s hold only a few
+        // steps); one further off is a change of pace, taken as it is.
+        if let recent = frame.recentStrideSeconds.map({ $0 / 2 }), Self.same(recent, current.stepPeriodSeconds, tolerance: 0.3) {
+            current.recentStepPeriodSeconds = current.recentStepPeriodSeconds.map {
+                Self.same($0, recent, tolerance: 0.05) ? ($0 + recent) / 2 : recent
+            } ?? recent
+        }
+        if let recent = current.recentStepPeriodSeconds, frame.periodicityAtFollowed < parameters.periodicityToStart {
+            // The window's rhythm is fading while the last seconds keep one nearby: the walker
+            // changed pace; follow it.
+            current.stepPeriodSeconds = recent
+        }
+        current.accrue(through: frame.centreSeconds + hopSeconds / 2)
+        current.lastCentreSeconds = frame.centreSeconds
+        walk = current
+        return release(upTo: frame.centreSeconds - windowSeconds / 2)
+    }
+
+    /// The walk read at another step period from now on. Its steps not yet released were
+    /// counted at the old reading; when the new one is an octave of it (the frames changed
+    /// their minds on step or stride), they are read again at the new one.
+    private static func switched(_ walk: Walk, to stepPeriod: Double, votes: Double, rereading: Bool = true) -> Walk {
+        var next = walk
+        if rereading { next.rescaleUnreleased(by: walk.stepPeriodSeconds / stepPeriod) }
+        next.stepPeriodSeconds = stepPeriod
+        next.support = votes
+        next.votesForDouble = 0
+        next.votesForHalf = 0
+        return next
+    }
+
+    /// How much a frame's reading of step or stride counts: as sure as its vote (at most 1),
+    /// and nothing when its period is longer than any step (there it can only call the period a
+    /// stride, and such a long repeat is as often two strides as one).
+    private func weight(_ frame: RhythmFrame) -> Double {
+        if frame.strideVote > 0, (frame.basePeriodSeconds ?? 0) >= 60 / parameters.slowestCadenceStepsPerMinute { return 0 }
+        return Swift.min(1, abs(frame.strideVote))
+    }
+
+    // MARK: End and release
+
+    private mutating func end(envelope: Envelope) -> Int {
+        guard let current = walk else { return 0 }
+        let last = current.lastCentreSeconds
+        let stop = edge(from: last, stepPeriod: current.stepPeriodSeconds,
+                        typicalOver: Swift.min(last, Swift.max(current.startSeconds, last - windowSeconds)) ... last,
+                        envelope: envelope, forward: true)
+        walk = nil
+        let total = stop > current.startSeconds ? current.steps(at: stop) : 0
+        let final = Int((total + 0.5).rounded(.down))
+        guard Double(final) >= parameters.minimumWalkSteps else { return 0 }
+        walkingSeconds += Swift.max(0, stop - current.startSeconds)
+        return Swift.max(0, final - current.releasedSteps)
+    }
+
+    /// Releases the steps accrued up to `horizon`, which no end can take back, once the walk
+    /// holds `minimumWalkSteps`.
+    private mutating func release(upTo horizon: Double) -> Int {
+        guard var current = walk else { return 0 }
+        let settled = current.steps(at: Swift.min(horizon, current.countedThroughSeconds))
+        current.pending.removeAll { $0.timeSeconds < horizon }
+        var released = 0
+        if settled >= parameters.minimumWalkSteps {
+            released = Swift.max(0, Int(settled.rounded(.down)) - current.releasedSteps)
+            current.releasedSteps += released
+            current.releasedThroughSeconds = Swift.max(current.releasedThroughSeconds, Swift.min(horizon, current.countedThroughSeconds))
+        }
+        walk = current
+        return released
+    }
+
+    /// Where the walk starts (searching back from `time`) or ends (forward): within half a
+    /// window of `time`, the first point beyond which the short-time RMS over one stride stays
+    /// below `edgeEnergyShare` of its median over `typicalOver` (the walk's typical movement).
+    private func edge(from time: Double, stepPeriod: Double, typicalOver span: ClosedRange<Double>,
+                      envelope: Envelope, forward: Bool) -> Double {
+        let values = envelope.values
+        guard !values.isEmpty else { return time }
+        let rate = envelope.rateHz
+        let oldest = envelope.newestSeconds - Double(values.count - 1) / rate
+        func index(_ t: Double) -> Int { Swift.min(values.count - 1, Swift.max(0, Int(((t - oldest) * rate).rounded()))) }
+        let half = Swift.max(1, Int((stepPeriod * rate).rounded()))
+        // Prefix sums of squares give the RMS over [i - half, i + half] in constant time.
+        var prefix = [Double](repeating: 0, count: values.count + 1)
+        for (i, v) in values.enumerated() { prefix[i + 1] = prefix[i] + v * v }
+        func rms(_ i: Int) -> Double {
+            let a = Swift.max(0, i - half), b = Swift.min(values.count - 1, i + half)
+            return ((prefix[b + 1] - prefix[a]) / Double(b - a + 1)).squareRoot()
+        }
+        let from = index(span.lowerBound), to = Swift.max(from, index(span.upperBound))
+        let typical = Self.median((from ... to).map(rms))
+        let threshold = parameters.edgeEnergyShare * typical
+        let low = index(time - windowSeconds / 2), high = index(time + windowSeconds / 2)
+        var k: Int
+        if forward {
+            k = low
+            while k < high, rms(k + 1) >= threshold { k += 1 }
+        } else {
+            k = high
+            while k > low, rms(k - 1) >= threshold { k -= 1 }
+        }
+        return oldest + Double(k) / rate
+    }
+
+    static func same(_ a: Double, _ b: Double, tolerance: Double) -> Bool {
+        abs(a - b) <= tolerance * Swift.min(a, b)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+}

@@ -1,0 +1,286 @@
+// score-steps: the step counter's figures on labelled recordings, per device, as Amble is
+// judged (walking MAPE, false steps per hour), with leave-one-device-out and with every
+// parameter moved at random (scripts/score-steps, docs/steps.md). A developer's measurement,
+// not a test; nothing is written.
+
+import AmbleRecordings
+import AmbleSignal
+import ArgumentParser
+import Dispatch
+
+@main
+struct ScoreSteps: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "score-steps",
+        abstract: "The step counter's figures per device, leave-one-device-out, and with its parameters moved.",
+        discussion: """
+            Reads every labelled recording of the folders (labels.csv as ../shared/tools/score.py \
+            reads it) once, and tells the device by the file name (bangle__: Bangle.js, pebble__: \
+            Pebble, l1-/l2-: Sensor Watch). Per device: walking MAPE and false steps per hour \
+            (pooled over its non-walking recordings), then the same with the parameters chosen \
+            without that device (leave-one-device-out: a grid over the start, continue and edge \
+            thresholds scored on the other devices), then the mean over DRAWS draws with every \
+            parameter moved at random by up to SPREAD.
+            """)
+
+    @Option(name: .customLong("data"), parsing: .singleValue,
+            help: ArgumentHelp("A folder of recordings with its labels.csv (repeatable).", valueName: "folder"))
+    var folders: [String] = ["../shared/data/dev/steps", "../shared/data/dev/steps-pebble"]
+
+    @Option(help: "Random draws of all parameters moved at once.")
+    var draws = 20
+
+    @Option(help: "The largest relative move of each parameter in a draw (0.1: ±10 %).")
+    var spread = 0.1
+
+    @Option(help: "Seed of the draws.")
+    var seed: UInt64 = 1
+
+    @Option(name: .customLong("set"), parsing: .singleValue,
+            help: ArgumentHelp("A parameter changed throughout, as NAME=VALUE (repeatable).", valueName: "name=value"))
+    var settings: [String] = []
+
+    @Flag(help: "Skip leave-one-device-out.")
+    var noLODO = false
+
+    @Flag(help: "Skip the moved-parameter draws.")
+    var noDraws = false
+
+    @Flag(help: "Print every recording's count.")
+    var files = false
+
+    @Flag(help: "List the parameters and their values, and stop.")
+    var list = false
+
+    func baseParameters() throws -> StepCounter.Parameters {
+        var parameters = StepCounter.Parameters.standard
+        for setting in settings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let value = Double(parts[1]) else {
+                throw ValidationError("--set \(setting): expected NAME=VALUE, such as periodicityToStart=0.5")
+            }
+            guard let named = StepCounter.Parameters.all.first(where: { $0.name == parts[0] }) else {
+                throw ValidationError("--set: \"\(parts[0])\" is not a step-counter parameter (--list shows them)")
+            }
+            parameters[keyPath: named.keyPath] = value
+        }
+        return parameters
+    }
+
+    func run() throws {
+        let base = try baseParameters()
+        if list {
+            for named in StepCounter.Parameters.all { print("\(named.name) = \(format(base[keyPath: named.keyPath]))") }
+            return
+        }
+        let set = try LabelledSet(folders: folders)
+        let devices = set.devices
+        print("recordings: " + devices.map { device in "\(device) \(set.recordings.filter { $0.device == device }.count)" }.joined(separator: ", "))
+
+        let asSet = set.score(base)
+        if files {
+            for (recording, counted) in zip(set.recordings, set.counts(base)) {
+                print("  \(recording.label.file)  true \(recording.label.trueSteps)  counted \(counted)")
+            }
+        }
+        var lodo: [String: (figures: DeviceFigures, chosen: String)] = [:]
+        if !noLODO {
+            let grid = LeaveOneDeviceOut.grid(around: base)
+            let scored = grid.map { (parameters: $0, figures: set.score($0)) }
+            for device in devices {
+                let training = devices.filter { $0 != device }
+                let best = scored.min { LeaveOneDeviceOut.objective($0.figures, training) < LeaveOneDeviceOut.objective($1.figures, training) }!
+                lodo[device] = (best.figures.byDevice[device]!, LeaveOneDeviceOut.describe(best.parameters))
+            }
+        }
+        var moved: [[String: DeviceFigures]] = []
+        if !noDraws {
+            var random = SplitMix(seed: seed)
+            for _ in 0 ..< draws {
+                var parameters = base
+                for named in StepCounter.Parameters.all {
+                    parameters[keyPath: named.keyPath] *= 1 + spread * (2 * random.nextUnit() - 1)
+                }
+                moved.append(set.score(parameters).byDevice)
+            }
+        }
+
+        print("")
+        print(pad("device", 14) + pad("walking MAPE", 14) + pad("false/h", 9) + pad("LODO MAPE", 11) + pad("LODO f/h", 10)
+              + pad("moved MAPE", 12) + pad("moved f/h", 10))
+        for device in devices {
+            let figures = asSet.byDevice[device]!
+            var line = pad(device, 14) + pad(percent(figures.walkingMAPE), 14) + pad(perHour(figures.falseStepsPerHour), 9)
+            if let held = lodo[device] {
+                line += pad(percent(held.figures.walkingMAPE), 11) + pad(perHour(held.figures.falseStepsPerHour), 10)
+            } else {
+                line += pad("-", 11) + pad("-", 10)
+            }
+            if !moved.isEmpty {
+                let mape = mean(moved.compactMap { $0[device]?.walkingMAPE })
+                let fph = mean(moved.compactMap { $0[device]?.falseStepsPerHour })
+                line += pad(percent(mape), 12) + pad(perHour(fph), 10)
+            }
+            print(line)
+        }
+        let threeAxis = set.pooled(base, devices: devices.filter { $0 != "Sensor Watch" })
+        print("3-axis devices pooled: \(perHour(threeAxis)) false steps per hour")
+        if !lodo.isEmpty {
+            print("")
+            print("leave-one-device-out: parameters chosen on the other devices")
+            for device in devices { print("  without \(device): \(lodo[device]!.chosen)") }
+        }
+        if !moved.isEmpty {
+            print("")
+            print("moved: \(draws) draws, every parameter x (1 ± up to \(format(spread))), seed \(seed); worst draw per device:")
+            for device in devices {
+                let worst = moved.compactMap { $0[device] }.max { ($0.walkingMAPE ?? 0) < ($1.walkingMAPE ?? 0) }
+                let worstFalse = moved.compactMap { $0[device]?.falseStepsPerHour }.max()
+                print("  \(device): walking \(percent(worst?.walkingMAPE)), false steps \(perHour(worstFalse))/h")
+            }
+        }
+    }
+}
+
+/// Figures of one device: walking MAPE (%) and pooled false steps per hour.
+struct DeviceFigures {
+    var walkingMAPE: Double?
+    var falseStepsPerHour: Double?
+}
+
+struct SetFigures {
+    var byDevice: [String: DeviceFigures]
+}
+
+/// The recordings of the labelled folders, read once into memory.
+struct LabelledSet: Sendable {
+    struct Recording: Sendable {
+        var label: StepLabel
+        var device: String
+        var samples: [AccelerationSample]
+    }
+
+    var recordings: [Recording] = []
+
+    static func device(of file: String) -> String {
+        if file.hasPrefix("bangle__") { return "Bangle.js" }
+        if file.hasPrefix("pebble__") { return "Pebble" }
+        if file.hasPrefix("l1-") || file.hasPrefix("l2-") { return "Sensor Watch" }
+        return "other"
+    }
+
+    init(folders: [String]) throws {
+        for folder in folders {
+            for label in try StepLabel.read(path: folder + "/labels.csv") {
+                var samples: [AccelerationSample] = []
+                try AccelerationRecording(path: folder + "/" + label.file).forEachRow { row in
+                    // Magnitude-only rows hold |a| in x and 0 in y and z, as `amble analyze steps` reads them.
+                    samples.append(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
+                                                      isMagnitudeOnly: row.yG == 0 && row.zG == 0))
+                }
+                recordings.append(Recording(label: label, device: Self.device(of: label.file), samples: samples))
+            }
+        }
+    }
+
+    var devices: [String] {
+        var seen: [String] = []
+        for recording in recordings where !seen.contains(recording.device) { seen.append(recording.device) }
+        return seen
+    }
+
+    /// Each recording's count, with the counter as `amble analyze steps` runs it (finished at
+    /// the end), on all cores.
+    func counts(_ parameters: StepCounter.Parameters) -> [Int] {
+        let results = UnsafeMutableBufferPointer<Int>.allocate(capacity: recordings.count)
+        defer { results.deallocate() }
+        let recordings = self.recordings
+        nonisolated(unsafe) let output = results
+        DispatchQueue.concurrentPerform(iterations: recordings.count) { i in
+            var counter = StepCounter(parameters: parameters)
+            for sample in recordings[i].samples { _ = counter.process(sample) }
+            _ = counter.finish()
+            output[i] = counter.totalSteps
+        }
+        return Array(results)
+    }
+
+    func score(_ parameters: StepCounter.Parameters) -> SetFigures {
+        let counted = counts(parameters)
+        var scores: [String: StepScore] = [:]
+        for (recording, steps) in zip(recordings, counted) {
+            scores[recording.device, default: StepScore()].add(counted: steps, for: recording.label)
+        }
+        return SetFigures(byDevice: scores.mapValues { DeviceFigures(walkingMAPE: $0.walkingMAPEPercent, falseStepsPerHour: $0.falseStepsPerHour) })
+    }
+
+    /// False steps per hour pooled over the non-walking recordings of `devices`.
+    func pooled(_ parameters: StepCounter.Parameters, devices: [String]) -> Double? {
+        var score = StepScore()
+        for (recording, steps) in zip(recordings, counts(parameters)) where devices.contains(recording.device) {
+            score.add(counted: steps, for: recording.label)
+        }
+        return score.falseStepsPerHour
+    }
+}
+
+/// Leave-one-device-out: the thresholds that decide where walks start, continue and end,
+/// chosen on the other devices' recordings by walking MAPE plus a twentieth of the false
+/// steps per hour (20 false steps per hour weigh as much as one point of MAPE).
+enum LeaveOneDeviceOut {
+    static let starts = [0.35, 0.40, 0.45, 0.50, 0.55]
+    static let continues = [0.20, 0.25, 0.30]
+    static let edges = [0.25, 0.35, 0.45]
+
+    static func grid(around base: StepCounter.Parameters) -> [StepCounter.Parameters] {
+        var grid: [StepCounter.Parameters] = []
+        for start in starts {
+            for keep in continues {
+                for edge in edges {
+                    var parameters = base
+                    parameters.periodicityToStart = start
+                    parameters.periodicityToContinue = keep
+                    parameters.edgeEnergyShare = edge
+                    grid.append(parameters)
+                }
+            }
+        }
+        return grid
+    }
+
+    static func objective(_ figures: SetFigures, _ devices: [String]) -> Double {
+        let values = devices.compactMap { device -> Double? in
+            guard let f = figures.byDevice[device] else { return nil }
+            return (f.walkingMAPE ?? 0) + (f.falseStepsPerHour ?? 0) / 20
+        }
+        return values.reduce(0, +) / Double(max(values.count, 1))
+    }
+
+    static func describe(_ parameters: StepCounter.Parameters) -> String {
+        "periodicityToStart \(format(parameters.periodicityToStart)), periodicityToContinue \(format(parameters.periodicityToContinue)), edgeEnergyShare \(format(parameters.edgeEnergyShare))"
+    }
+}
+
+/// A small seeded generator (SplitMix64) for the draws.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
+func format(_ value: Double) -> String {
+    let rounded = (value * 1000).rounded() / 1000
+    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+}
+func percent(_ value: Double?) -> String { value.map { format(($0 * 10).rounded() / 10) + " %" } ?? "-" }
+func perHour(_ value: Double?) -> String { value.map { String(Int($0.rounded())) } ?? "-" }
+func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }

@@ -1,0 +1,233 @@
+@testable import AmbleSignal
+import AmbleSimulation
+import Testing
+
+/// The step counter's stages on their own: the front end, the block autocorrelation, the
+/// rhythm of a window and the walk tracker.
+@Suite("Step counter stages")
+struct StepStagesTests {
+    // MARK: GaitSignal
+
+    @Test("the axes are resampled and filtered exactly as |a| is", arguments: [12.5, 50, 125])
+    func axesInStep(rateHz: Double) {
+        // x = y = z = |a| / sqrt(3): linear stages keep the ratio, so the axes' ticks must be
+        // |a|'s divided by sqrt(3), tick for tick, whatever the input timing.
+        var signal = GaitSignal(rateHz: 25, maximumGapSeconds: 2.5, lowHz: 0.3, highHz: 4, clipRatio: 100, clipTimeConstantSeconds: 4)
+        var random = SeededRandom(seed: 3)
+        var t = 0.0
+        var ticks = 0
+        while t < 30 {
+            let magnitude = 1 + 0.3 * Double.sin(2 * .pi * 1.7 * t) + 0.1 * Double.sin(2 * .pi * 0.6 * t)
+            let axis = magnitude / 3.0.squareRoot()
+            signal.append(AccelerationSample(timeSeconds: t, xG: axis, yG: axis, zG: axis))
+            while let tick = signal.nextTick() {
+                ticks += 1
+                #expect(abs(tick.x * 3.0.squareRoot() - tick.magnitude) < 1e-9, "at \(tick.timeSeconds) s")
+                #expect(abs(tick.x - tick.y) < 1e-12 && abs(tick.y - tick.z) < 1e-12)
+            }
+            t += (1 / rateHz) * (0.6 + 0.8 * random.unit())
+        }
+        #expect(ticks > 700)
+    }
+
+    @Test("a bump is clipped: it cannot outweigh the steps around it")
+    func clipping() {
+        func largest(clipRatio: Double) -> (bump: Double, steps: Double) {
+            var signal = GaitSignal(rateHz: 25, maximumGapSeconds: 2.5, lowHz: 0.3, highHz: 4, clipRatio: clipRatio, clipTimeConstantSeconds: 4)
+            var bump = 0.0, steps = 0.0
+            for k in 0 ..< 1000 {
+                let t = Double(k) / 25
+                let knock = (t > 30 && t < 30.3) ? 3.0 : 0
+                signal.append(AccelerationSample(timeSeconds: t, xG: 1 + 0.2 * Double.sin(2 * .pi * 1.8 * t) + knock, yG: 0, zG: 0, isMagnitudeOnly: true))
+                while let tick = signal.nextTick() {
+                    if t > 29.9 && t < 31 { bump = max(bump, abs(tick.magnitude)) }
+                    if t > 20 && t < 29 { steps = max(steps, abs(tick.magnitude)) }
+                }
+            }
+            return (bump, steps)
+        }
+        let free = largest(clipRatio: 100), clipped = largest(clipRatio: 2)
+        #expect(free.bump > 8 * free.steps, "unclipped: a bump of \(free.bump) against steps of \(free.steps)")
+        #expect(clipped.bump < 4 * clipped.steps, "clipped: a bump of \(clipped.bump) against steps of \(clipped.steps)")
+        #expect(abs(clipped.steps - free.steps) < 0.01, "the steps themselves are not clipped")
+    }
+
+    // MARK: RunningAutocorrelation
+
+    @Test("each block's normalised autocorrelation, then their median, as computed directly")
+    func blockAutocorrelation() {
+        var correlation = RunningAutocorrelation(channels: 3, maximumLag: 30, blocks: 5, stretchesPerBlock: 2, stretchLength: 7)
+        var random = SeededRandom(seed: 8)
+        var values: [[Double]] = []
+        for n in 0 ..< 400 {
+            let v = [Double.sin(Double(n) * 0.37) + random.gaussian(standardDeviation: 0.5), random.gaussian(standardDeviation: 1),
+                     Double.cos(Double(n) * 0.21) * 2 + random.gaussian(standardDeviation: 0.1)]
+            values.append(v)
+            correlation.append(SIMD4(v[0], v[1], v[2], 0))
+        }
+        #expect(correlation.completedStretchNow == (400 % 7 == 0))
+        // Measure at the end of a whole stretch: feed up to one.
+        var n = 400
+        while !correlation.completedStretchNow {
+            let v = [0.3 * Double(n % 5), 0.1, -0.2]
+            values.append(v)
+            correlation.append(SIMD4(v[0], v[1], v[2], 0))
+            n += 1
+        }
+        var r = [Double](repeating: 0, count: 31)
+        correlation.normalized(into: &r)
+        let newest = values.count - 1
+        let block = 14
+        for lag in 0 ... 30 {
+            var perBlock: [Double] = []
+            for b in 0 ..< 5 {
+                var product = 0.0, e1 = 0.0, e2 = 0.0
+                for i in 0 ..< block {
+                    let a = values[newest - b * block - i], c = values[newest - b * block - i - lag]
+                    for k in 0 ..< 3 { product += a[k] * c[k]; e1 += a[k] * a[k]; e2 += c[k] * c[k] }
+                }
+                perBlock.append(product / (e1 * e2).squareRoot())
+            }
+            #expect(abs(r[lag] - perBlock.sorted()[2]) < 1e-9, "lag \(lag)")
+        }
+    }
+
+    @Test("the median of five, in every order")
+    func medianOfFive() {
+        var random = SeededRandom(seed: 2)
+        for _ in 0 ..< 2000 {
+            let v = (0 ..< 5).map { _ in (random.unit() * 10).rounded() }
+            #expect(RunningAutocorrelation.medianOfFive(v[0], v[1], v[2], v[3], v[4]) == v.sorted()[2], "\(v)")
+        }
+    }
+
+    // MARK: RhythmAnalysis
+
+    /// The block autocorrelation of a signal with the given period and shape, at 25 Hz.
+    func correlation(periodSeconds: Double, strideAsymmetry: Double = 0, seconds: Double = 12) -> [Double] {
+        var correlation = RunningAutocorrelation(channels: 1, maximumLag: 102, blocks: 5, stretchesPerBlock: 2, stretchLength: 25)
+        var n = 0
+        while Double(n) / 25 < seconds || !correlation.completedStretchNow {
+            let t = Double(n) / 25
+            let x = Double.sin(2 * .pi * t / periodSeconds) + strideAsymmetry * Double.sin(.pi * t / periodSeconds)
+            correlation.append(SIMD4(x, 0, 0, 0))
+            n += 1
+        }
+        var r = [Double](repeating: 0, count: 103)
+        correlation.normalized(into: &r)
+        return r
+    }
+
+    @Test("the base period is the shortest lag that repeats", arguments: [0.45, 0.6, 0.85, 1.1, 1.6])
+    func basePeriod(periodSeconds: Double) {
+        let analysis = RhythmAnalysis(rateHz: 25, parameters: .standard, maximumLag: 102)
+        let found = analysis.basePeriod(correlation(periodSeconds: periodSeconds))
+        #expect(found != nil)
+        #expect(abs((found?.lag ?? 0) / 25 - periodSeconds) < 0.02 * periodSeconds, "\(String(describing: found))")
+        #expect((found?.periodicity ?? 0) > 0.9)
+        // With a component at twice the period (one stride), the base is the stride.
+        let stride = analysis.basePeriod(correlation(periodSeconds: periodSeconds / 2, strideAsymmetry: 1.5))
+        #expect(abs((stride?.lag ?? 0) / 25 - periodSeconds) < 0.03 * periodSeconds, "\(String(describing: stride))")
+    }
+
+    @Test("no base period in noise")
+    func noRhythm() {
+        var correlation = RunningAutocorrelation(channels: 1, maximumLag: 102, blocks: 5, stretchesPerBlock: 2, stretchLength: 25)
+        var random = SeededRandom(seed: 5)
+        for _ in 0 ..< 500 { correlation.append(SIMD4(random.gaussian(standardDeviation: 1), 0, 0, 0)) }
+        var r = [Double](repeating: 0, count: 103)
+        correlation.normalized(into: &r)
+        let found = RhythmAnalysis(rateHz: 25, parameters: .standard, maximumLag: 102).basePeriod(r)
+        #expect((found?.periodicity ?? 0) < 0.3)
+    }
+
+    @Test("step or stride: the cadence range decides where only one reading fits, else the evidence and the typical cadence")
+    func strideVote() {
+        let analysis = RhythmAnalysis(rateHz: 25, parameters: .standard, maximumLag: 102)
+        // 0.35 s can only be a step (as a stride: 343 steps/min); 2.5 s only a stride (24).
+        #expect(analysis.strideVote(period: 0.35, vector: nil, magnitudeSpectrumRatio: nil, rmsG: 0.2) < 0)
+        #expect(analysis.strideVote(period: 2.5, vector: nil, magnitudeSpectrumRatio: nil, rmsG: 0.2) > 0)
+        // 1.1 s: 55 or 109 steps/min; without evidence the typical cadence (105) decides.
+        #expect(analysis.strideVote(period: 1.1, vector: nil, magnitudeSpectrumRatio: nil, rmsG: 0.2) > 0)
+        // 0.65 s: 92 or 185; 92 is nearer, unless the wearer runs (typical x 1.5).
+        #expect(analysis.strideVote(period: 0.65, vector: nil, magnitudeSpectrumRatio: nil, rmsG: 0.2) < 0)
+        #expect(analysis.strideVote(period: 0.65, vector: nil, magnitudeSpectrumRatio: nil, rmsG: 0.8) > 0)
+        // On |a| alone a strong step line (4 x the base line) says stride, a weak one step.
+        #expect(analysis.strideVote(period: 0.8, vector: nil, magnitudeSpectrumRatio: 4, rmsG: 0.2) > 0)
+        #expect(analysis.strideVote(period: 1.1, vector: nil, magnitudeSpectrumRatio: 0.1, rmsG: 0.2) < 0)
+        // Three axes: a vector that turns back after one base period (the arm swings the other
+        // way at the next step) says the base is a step.
+        var vector = [Double](repeating: 0, count: 103)
+        vector[27] = 0.1; vector[28] = 0.1; vector[29] = 0.1   // one period of 1.12 s
+        vector[55] = 0.9; vector[56] = 0.9                     // two periods
+        #expect(analysis.strideVote(period: 1.12, vector: vector, magnitudeSpectrumRatio: nil, rmsG: 0.2) < 0)
+        vector[28] = 0.92
+        #expect(analysis.strideVote(period: 1.12, vector: vector, magnitudeSpectrumRatio: nil, rmsG: 0.2) > 0)
+    }
+
+    // MARK: WalkTracker
+
+    /// A frame of a steady walk: base period `base` read as `vote`.
+    func frame(_ centre: Double, base: Double?, periodicity: Double, vote: Double, rms: Double = 0.2, followed: Double = 0.8) -> RhythmFrame {
+        RhythmFrame(centreSeconds: centre, basePeriodSeconds: base, periodicity: periodicity, strideVote: vote, rmsG: rms,
+                    isCandidate: base != nil && rms >= 0.04, periodicityAtFollowed: followed)
+    }
+
+    /// An envelope with movement of `rms` between `from` and `to` seconds, quiet elsewhere.
+    func envelope(newest: Double, from: Double, to: Double, rms: Double = 0.2) -> WalkTracker.Envelope {
+        let count = 500
+        let values = (0 ..< count).map { i -> Double in
+            let t = newest - Double(count - 1 - i) / 25
+            return t >= from && t <= to ? rms * (i % 2 == 0 ? 1.4 : -1.4) : 0.001
+        }
+        return WalkTracker.Envelope(values: values, newestSeconds: newest, rateHz: 25)
+    }
+
+    @Test("a walk starts after the rhythm holds, counts from where the movement began, and ends where it fades")
+    func walkFromFrames() {
+        var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
+        var released = 0
+        // Walking from 10 s to 70 s at a stride of 1.2 s (100 steps/min); windows of 10 s,
+        // each frame's centre 5 s before its end.
+        for end in stride(from: 10.0, through: 90, by: 1) {
+            let centre = end - 5
+            let walking = centre > 12 && centre < 68
+            let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: 1) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
+            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+        }
+        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        #expect(abs(released - 100) <= 3, "released \(released) of 100")
+        #expect(!tracker.isWalking)
+    }
+
+    @Test("fewer than the minimum steps are not a walk")
+    func shortRhythm() {
+        var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
+        var released = 0
+        for end in stride(from: 10.0, through: 40, by: 1) {
+            let centre = end - 5
+            let walking = centre > 12 && centre < 15
+            let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: 1) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
+            released += tracker.process(f, envelope: envelope(newest: end, from: 12, to: 17))
+        }
+        #expect(released == 0)
+    }
+
+    @Test("frames that read the walk's period the other way round win it over, and re-read what is not yet released")
+    func octaveSwitch() {
+        var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
+        var released = 0
+        // 100 steps/min with a stride of 1.2 s: the first frames read the base as a step
+        // (50 steps/min); from the fourth on, they read it as a stride.
+        for end in stride(from: 10.0, through: 90, by: 1) {
+            let centre = end - 5
+            let walking = centre > 12 && centre < 68
+            let vote = centre < 17 ? -0.4 : 1.0
+            let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: vote) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
+            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            if walking, centre > 25 { #expect(abs(tracker.cadenceStepsPerMinute - 100) < 0.5) }
+        }
+        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        #expect(abs(released - 100) <= 3, "released \(released) of 100")
+    }
+}
