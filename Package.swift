@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // MARK: System libraries (Debian 12: libgpiod-dev 1.6, libi2c-dev)
@@ -68,8 +69,11 @@ let package = Package(
         .target(name: "AmbleCompanionStore", dependencies: [
             "AmbleModel", "AmbleStoreSupport", "AmbleSync", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        /// Framing and messages of the band <-> companion link, over any `ByteStream`.
-        .target(name: "AmbleSync", dependencies: ["AmbleModel", "AmbleHardware"]),
+        /// Framing and messages of the band <-> companion link, over any `ByteStream`; the Noise
+        /// handshake and secure channel (X25519, ChaCha20-Poly1305, SHA-256 from swift-crypto).
+        .target(name: "AmbleSync", dependencies: [
+            "AmbleModel", "AmbleHardware", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
 
         // MARK: Composition
         /// Board files (`boards/*.toml`) parsed into a checked `BoardConfiguration`.
