@@ -26,8 +26,10 @@ public struct NoiseCipherState: Sendable {
     /// The nonce the next encryption or decryption uses, 0 ... 2^64 - 2.
     public private(set) var nonce: UInt64 = 0
 
-    /// `InitializeKey(k)`: a state with the given key (or none) and `n` = 0.
+    /// `InitializeKey(k)`: a state with the given key (or none) and `n` = 0. Keys come from
+    /// HKDF, never from the wire, so a wrong length is a programming error.
     init(key: [UInt8]?) {
+        if let key { precondition(key.count == Self.keyLength, "a ChaCha20-Poly1305 key has 32 bytes") }
         self.key = key
     }
 
@@ -53,7 +55,7 @@ public struct NoiseCipherState: Sendable {
             throw .messageTooLong(byteCount: plaintext.count + Self.tagLength, limit: Self.maximumMessageLength)
         }
         guard nonce < UInt64.max else { throw .nonceExhausted }
-        let sealed = Self.seal(key: key, nonce: nonce, associatedData: associatedData, plaintext: plaintext)
+        let sealed = try Self.seal(key: key, nonce: nonce, associatedData: associatedData, plaintext: plaintext)
         nonce += 1
         return sealed
     }
@@ -78,31 +80,35 @@ public struct NoiseCipherState: Sendable {
     /// the reserved nonce 2^64 - 1 (spec section 4.2); `n` is unchanged. Both sides must rekey
     /// at the same message for their states to stay in step.
     public mutating func rekey() {
-        guard let key else { return }
-        let sealed = Self.seal(key: key, nonce: UInt64.max, associatedData: [], plaintext: [UInt8](repeating: 0, count: 32))
+        guard let key,
+              let sealed = try? Self.seal(key: key, nonce: UInt64.max, associatedData: [], plaintext: [UInt8](repeating: 0, count: 32))
+        else { return }
         self.key = Array(sealed.prefix(Self.keyLength))
     }
 
     // MARK: ChaCha20-Poly1305 (RFC 8439) as Noise uses it
 
     /// The 96-bit nonce: 4 zero bytes, then `n` little-endian.
-    private static func chachaNonce(_ n: UInt64) -> ChaChaPoly.Nonce {
-        var bytes = [UInt8](repeating: 0, count: 12)
-        for i in 0..<8 { bytes[4 + i] = UInt8(truncatingIfNeeded: n >> (8 * UInt64(i))) }
-        // A 12-byte nonce is always accepted.
-        return try! ChaChaPoly.Nonce(data: bytes)
+    private static func chachaNonce(_ n: UInt64) -> [UInt8] {
+        [0, 0, 0, 0] + (0..<8).map { UInt8(truncatingIfNeeded: n >> (8 * UInt64($0))) }
     }
 
-    private static func seal(key: [UInt8], nonce: UInt64, associatedData: [UInt8], plaintext: [UInt8]) -> [UInt8] {
-        // Sealing with a 32-byte key and a 12-byte nonce cannot fail.
-        let box = try! ChaChaPoly.seal(plaintext, using: SymmetricKey(data: key), nonce: chachaNonce(nonce), authenticating: associatedData)
-        return Array(box.ciphertext) + Array(box.tag)
+    /// Fails only for a key that is not 32 bytes, which `init(key:)` does not let in.
+    private static func seal(key: [UInt8], nonce: UInt64, associatedData: [UInt8], plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+        do {
+            let box = try ChaChaPoly.seal(
+                plaintext, using: SymmetricKey(data: key), nonce: ChaChaPoly.Nonce(data: chachaNonce(nonce)), authenticating: associatedData)
+            return Array(box.ciphertext) + Array(box.tag)
+        } catch {
+            throw .badKeyLength(what: "ChaCha20-Poly1305 key", byteCount: key.count, expected: keyLength)
+        }
     }
 
     private static func open(key: [UInt8], nonce: UInt64, associatedData: [UInt8], ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
         let split = ciphertext.count - tagLength
         do {
-            let box = try ChaChaPoly.SealedBox(nonce: chachaNonce(nonce), ciphertext: ciphertext[..<split], tag: ciphertext[split...])
+            let box = try ChaChaPoly.SealedBox(
+                nonce: ChaChaPoly.Nonce(data: chachaNonce(nonce)), ciphertext: ciphertext[..<split], tag: ciphertext[split...])
             return Array(try ChaChaPoly.open(box, using: SymmetricKey(data: key), authenticating: associatedData))
         } catch {
             throw .decryptionFailed

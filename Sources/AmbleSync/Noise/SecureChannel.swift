@@ -49,7 +49,8 @@ public struct SecureChannel: Sendable {
             let ciphertext = try sender.encrypt(associatedData: [], plaintext: payload)
             return Self.bigEndian(counter) + ciphertext
         } catch {
-            // The length was checked above, so only the end of the counter space is left.
+            // The length was checked above and the key is 32 bytes, so only the end of the
+            // counter space is left.
             throw .counterExhausted
         }
     }
