@@ -146,7 +146,7 @@ struct NoiseVectorTests {
 }
 
 /// Lowercase or uppercase hex to bytes; stray characters end the conversion (test data only).
-func hex(_ text: String) -> [UInt8] {
+private func hex(_ text: String) -> [UInt8] {
     var bytes: [UInt8] = []
     var high: UInt8?
     for character in text {

@@ -16,7 +16,7 @@ import Crypto
 ///    handshake message 2;
 /// 2. the initiator (the laptop) sends its own nonce in handshake message 3;
 /// 3. the responder reveals its nonce in its first transport message; the initiator checks it
-///    against the commitment (`codes(handshakeHash:initiatorNonce:responderNonce:responderCommitment:)`).
+///    against the commitment (`init(handshakeHash:initiatorNonce:responderNonce:responderCommitment:)`).
 ///
 /// Each side's nonce is fixed before it sees the other's, and the committed nonce stays hidden
 /// until the initiator's is sent, so a machine in the middle cannot steer either code:
