@@ -7,7 +7,7 @@ public struct NoiseTransport: Sendable {
     /// Decrypts what this side receives: `c2` for the initiator, `c1` for the responder.
     public var receiver: NoiseCipherState
     /// `h` at the end of the handshake (32 bytes): identical on both sides only if nobody
-    /// changed a byte, so pairing codes are derived from it.
+    /// changed a byte; pairing codes derive from it (with both sides' nonces, `PairingCodes`).
     public let handshakeHash: [UInt8]
     /// The peer's static public key (32 bytes), learned or known in advance; nil in patterns
     /// where the peer has none (NN, NK, ...).
