@@ -129,9 +129,7 @@ let package = Package(
         .testTarget(name: "AmbleStoreTests", dependencies: [
             "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
         ]),
-        .testTarget(name: "AmbleSyncTests", dependencies: [
-            "AmbleSync", "AmbleLinux", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
-        ]),
+        .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard"]),
         .testTarget(name: "AmbleBandTests", dependencies: [
             "AmbleBand", "AmbleCLI", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",

@@ -195,6 +195,16 @@ public final class BandStore: Sendable {
         return value
     }
 
+    /// How far the laptop moved the band's date from the system clock (`amble band time`),
+    /// seconds; 0 until set. The system clock itself is left alone (setting it needs root).
+    public func clockOffsetSeconds() throws -> Double {
+        try writer.read { db in try Self.setting(db, "clock_offset_s").flatMap(Double.init) ?? 0 }
+    }
+
+    public func setClockOffsetSeconds(_ offset: Double) throws {
+        try writer.write { db in try Self.setSetting(db, "clock_offset_s", String(offset)) }
+    }
+
     public func loadCalibration() throws -> Calibration? {
         try writer.read { db in
             guard let text = try Self.setting(db, "calibration") else { return nil }
@@ -374,7 +384,7 @@ public final class BandStore: Sendable {
         try writer.write { db in
             try db.execute(sql: """
                 DELETE FROM "session_data"; DELETE FROM "session_second"; DELETE FROM "session"; DELETE FROM "paired_laptop";
-                DELETE FROM "setting" WHERE "key" NOT IN ('band_id');
+                DELETE FROM "setting" WHERE "key" NOT IN ('band_id', 'clock_offset_s');
                 """)
         }
         knownIdentity.withLock { $0 = nil }

@@ -15,3 +15,26 @@ public var userDataDirectory: String {
 private func environmentValue(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
 }
+
+/// Creates `path` and missing parents, each new folder 0700 (a store's sessions and keys are
+/// the wearer's alone). An existing folder is left as it is.
+public func makePrivateDirectory(_ path: String) throws {
+    var built = path.hasPrefix("/") ? "" : "."
+    for part in path.split(separator: "/") {
+        built += "/" + part
+        if mkdir(built, 0o700) != 0 && errno != EEXIST {
+            throw FileError(path: built, message: "cannot create the folder; check its parent's permissions or pass another path", errno: errno)
+        }
+    }
+}
+
+/// A file or folder that could not be made or used, with what to do.
+public struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public var errno: Int32?
+
+    public var description: String {
+        "\(path): \(message)" + (errno.map { " (\(Errno($0)))" } ?? "")
+    }
+}

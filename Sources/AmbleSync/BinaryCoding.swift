@@ -31,6 +31,11 @@ public struct BinaryWriter: Sendable {
 
     public mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
+    /// Four big-endian bytes (checksums).
+    public mutating func uint32(_ value: UInt32) {
+        bytes += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
     public mutating func string(_ value: String) { data(Array(value.utf8)) }
 
     public mutating func data(_ value: [UInt8]) {
@@ -104,6 +109,12 @@ public struct BinaryReader: Sendable {
     public mutating func finiteDouble() throws(CodingError) -> Double {
         let value = try double()
         guard value.isFinite else { throw .malformed("a number that is not finite", at: position) }
+        return value
+    }
+
+    public mutating func uint32() throws(CodingError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0 ..< 4 { value = value << 8 | UInt32(try byte()) }
         return value
     }
 

@@ -22,6 +22,11 @@ public enum SyncMessage: Equatable, Sendable {
     /// Step 1 asks the band to wipe everything (the wearer must confirm on the band); later
     /// calls ask how it stands.
     case deleteAll(DeleteAllStep)
+    /// Pairing only: whether the wearer found the codes equal on the laptop (numeric
+    /// comparison answered yes, or the typed passkey matched).
+    case pairingVerdict(accepted: Bool)
+    /// Pairing only: how the pairing stands on the band.
+    case pairingStatus
 
     // Band -> laptop
     case welcome(version: Int, bandID: String, bandName: String, bandUnixSeconds: Double)
@@ -32,6 +37,10 @@ public enum SyncMessage: Equatable, Sendable {
     /// The band's clock moved by this many seconds.
     case clockSet(offsetSeconds: Double)
     case deleteAllState(DeleteAllState)
+    /// Pairing only, the band's first sealed message (number 0): the nonce it committed to in
+    /// the handshake, and who it is.
+    case pairingReveal(nonce: [UInt8], bandID: String, bandName: String)
+    case pairingState(PairingState)
     case failure(code: FailureCode, message: String)
 
     public enum DeleteAllStep: UInt8, Equatable, Sendable {
@@ -50,19 +59,31 @@ public enum SyncMessage: Equatable, Sendable {
         case done = 3
     }
 
+    public enum PairingState: UInt8, Equatable, Sendable {
+        /// The band waits for the wearer's press (select: yes, back: no).
+        case awaitingWearer = 1
+        /// Both sides said yes: the band keeps the laptop's key.
+        case paired = 2
+        /// The wearer or the laptop said no, or the time ran out.
+        case declined = 3
+    }
+
     public struct SessionEntry: Equatable, Sendable {
         /// The band's id for the session.
         public var id: Int64
         public var summary: SessionSummary
         /// Length of its data (`SessionCoding`), bytes: what `getChunk` reads.
         public var dataLength: Int
+        /// CRC-32 of its data: a resumed download is checked against it.
+        public var dataCRC32: UInt32
         /// Already acknowledged by a laptop.
         public var synced: Bool
 
-        public init(id: Int64, summary: SessionSummary, dataLength: Int, synced: Bool) {
+        public init(id: Int64, summary: SessionSummary, dataLength: Int, dataCRC32: UInt32, synced: Bool) {
             self.id = id
             self.summary = summary
             self.dataLength = dataLength
+            self.dataCRC32 = dataCRC32
             self.synced = synced
         }
     }
@@ -85,6 +106,12 @@ public enum SyncMessage: Equatable, Sendable {
         case busy = 6
         case notPaired = 7
         case notInPairingMode = 8
+        /// The handshake failed: the laptop holds another key for this band, or bytes were altered.
+        case handshakeFailed = 9
+        /// A sealed frame failed its check, was replayed or came out of order.
+        case badFrame = 10
+        /// The link waited too long (a handshake, a pairing, an idle connection).
+        case timedOut = 11
 
         public var name: String {
             switch self {
@@ -96,6 +123,9 @@ public enum SyncMessage: Equatable, Sendable {
             case .busy: return "busy"
             case .notPaired: return "not-paired"
             case .notInPairingMode: return "not-in-pairing-mode"
+            case .handshakeFailed: return "handshake-failed"
+            case .badFrame: return "bad-frame"
+            case .timedOut: return "timed-out"
             }
         }
     }
@@ -118,6 +148,8 @@ public enum SyncMessage: Equatable, Sendable {
         case .setSetting: return 0x06
         case .setClock: return 0x07
         case .deleteAll: return 0x08
+        case .pairingVerdict: return 0x10
+        case .pairingStatus: return 0x11
         case .welcome: return 0x81
         case .sessionList: return 0x82
         case .chunk: return 0x83
@@ -125,6 +157,8 @@ public enum SyncMessage: Equatable, Sendable {
         case .settings: return 0x85
         case .clockSet: return 0x87
         case .deleteAllState: return 0x88
+        case .pairingReveal: return 0x90
+        case .pairingState: return 0x91
         case .failure: return 0xFF
         }
     }
@@ -145,8 +179,14 @@ public enum SyncMessage: Equatable, Sendable {
             w.signed(id); w.varint(offset); w.varint(length)
         case .acknowledge(let id), .acknowledged(let id):
             w.signed(id)
-        case .getSettings:
+        case .getSettings, .pairingStatus:
             break
+        case .pairingVerdict(let accepted):
+            w.bool(accepted)
+        case .pairingReveal(let nonce, let id, let name):
+            w.data(nonce); w.string(id); w.string(name)
+        case .pairingState(let state):
+            w.byte(state.rawValue)
         case .setSetting(let key, let value):
             w.string(key); w.string(value)
         case .setClock(let unix):
@@ -158,7 +198,7 @@ public enum SyncMessage: Equatable, Sendable {
         case .sessionList(let entries):
             w.varint(entries.count)
             for e in entries {
-                w.signed(e.id); SessionCoding.writeSummary(e.summary, into: &w); w.varint(e.dataLength); w.bool(e.synced)
+                w.signed(e.id); SessionCoding.writeSummary(e.summary, into: &w); w.varint(e.dataLength); w.uint32(e.dataCRC32); w.bool(e.synced)
             }
         case .chunk(let id, let offset, let total, let bytes):
             w.signed(id); w.varint(offset); w.varint(total); w.data(bytes)
@@ -199,6 +239,15 @@ public enum SyncMessage: Equatable, Sendable {
         case 0x08:
             guard let step = DeleteAllStep(rawValue: try r.byte()) else { throw .malformed("unknown delete-all step", at: r.position - 1) }
             message = .deleteAll(step)
+        case 0x10:
+            message = .pairingVerdict(accepted: try r.bool())
+        case 0x11:
+            message = .pairingStatus
+        case 0x90:
+            message = .pairingReveal(nonce: try r.data(limit: 64), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64))
+        case 0x91:
+            guard let state = PairingState(rawValue: try r.byte()) else { throw .malformed("unknown pairing state", at: r.position - 1) }
+            message = .pairingState(state)
         case 0x81:
             message = .welcome(version: try r.count(limit: 1000), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64),
                                bandUnixSeconds: try r.finiteDouble())
@@ -208,7 +257,8 @@ public enum SyncMessage: Equatable, Sendable {
             entries.reserveCapacity(n)
             for _ in 0 ..< n {
                 entries.append(SessionEntry(id: try r.signed(), summary: try SessionCoding.readSummary(&r),
-                                            dataLength: try r.count(limit: SessionCoding.maximumRawLength), synced: try r.bool()))
+                                            dataLength: try r.count(limit: SessionCoding.maximumRawLength), dataCRC32: try r.uint32(),
+                                            synced: try r.bool()))
             }
             message = .sessionList(entries)
         case 0x83:
