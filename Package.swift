@@ -115,6 +115,11 @@ let package = Package(
             "AmbleSignal", "AmbleRecordings",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        /// The sync link's costs (scripts/bench-sync): session data size, a throttled serial line,
+        /// a flood of hostile peers; not a test.
+        .executableTarget(name: "bench-sync", dependencies: [
+            "AmbleBandStore", "AmbleCompanionStore", "AmbleSync", "AmbleLinux", "AmbleHardware", "AmbleModel",
+        ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 

@@ -75,6 +75,8 @@ public final class Band {
     var motorFailed = false
     var stopRequested = false
     var scriptEnded = false
+    /// The scripted wearer's answer to the next question the band asks (`answer yes`).
+    var scriptedAnswer: Bool?
 
     init(clock: any BandClock, console: Console, logger: Logger, store: BandStore,
          accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?, display: SSD1306?,
@@ -220,6 +222,11 @@ public final class Band {
             for request in sync.takePromptRequests() { performLink(linkPrompt.handle(request, now: now), now: now) }
         }
         performLink(linkPrompt.tick(now: now), now: now)
+        if let yes = scriptedAnswer, case .question(_, _, _, let keys) = screen, keys.contains("select") {
+            // The scripted wearer reads the question and answers a second later.
+            scriptedAnswer = nil
+            _ = simulation?.apply(.press(role: yes ? "select" : "back", holdSeconds: ScenarioScript.shortPressSeconds), atSeconds: now + 1)
+        }
         if now >= nextPruneSeconds {
             pruneSyncedSessions()
             nextPruneSeconds = now + 3600
@@ -304,6 +311,10 @@ public final class Band {
     func runScript(now: Double) {
         while let step = script.first, step.timeSeconds <= now {
             script.removeFirst()
+            if case .answer(let yes) = step.action {
+                scriptedAnswer = yes
+                continue
+            }
             if case .end = step.action {
                 logger.notice("script finished")
                 scriptEnded = true

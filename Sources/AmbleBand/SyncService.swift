@@ -26,10 +26,14 @@ protocol SyncServiceDelegate: AnyObject {
 /// so the link never holds the loop for long, and never holds more than a few frames of
 /// memory per connection, whatever a peer sends.
 final class SyncService: BandLinkHost {
-    /// Laptops served at once over TCP; one more is told "busy" and closed.
-    static let maximumConnections = 4
+    /// TCP connections that have not completed a handshake yet. A new one beyond this pushes
+    /// out the oldest (told "busy"), so peers that connect and say nothing cannot keep a paired
+    /// laptop out: its handshake completes in one exchange, and then it has a slot of its own.
+    static let maximumHandshaking = 4
+    /// TCP connections in all; one more is told "busy" and closed.
+    static let maximumConnections = 8
     /// New TCP connections taken per pass of the loop.
-    static let acceptsPerPass = 8
+    static let acceptsPerPass = 4
     static let serialReopenSeconds = 5.0
     /// A connection that ended but whose peer does not read its last frame is closed after this.
     static let lingerSeconds = 2.0
@@ -100,8 +104,10 @@ final class SyncService: BandLinkHost {
     /// Accepts new laptops, reads, answers and writes on every connection; `now` in band seconds.
     func service(now: Double) {
         self.now = now
-        accept(now: now)
+        // Existing connections first: a laptop's handshake that has arrived completes before
+        // newer connections may push handshaking ones out.
         for index in links.indices { serviceLink(index, now: now) }
+        accept(now: now)
         var kept: [Link] = []
         for var link in links {
             guard let ended = link.endedAt, link.failed || link.connection.output.isEmpty || now - ended > Self.lingerSeconds else {
@@ -116,7 +122,11 @@ final class SyncService: BandLinkHost {
                 link.endedAt = nil
                 kept.append(link)
             } else {
-                logger.info("\(link.isSerial ? "serial link" : "laptop") \(link.stream.peerName) disconnected: \(reason)")
+                if link.connection.laptopKey != nil || link.isSerial {
+                    logger.info("\(link.isSerial ? "serial link" : "laptop") \(link.stream.peerName) disconnected: \(reason)")
+                } else {
+                    logger.debug("\(link.stream.peerName) disconnected before a handshake: \(reason)")
+                }
                 link.stream.close()
                 if link.isSerial {
                     logger.warning("serial link \(link.stream.peerName) closed; reopening it every \(Int(Self.serialReopenSeconds)) s")
@@ -150,15 +160,20 @@ final class SyncService: BandLinkHost {
         do {
             for _ in 0 ..< Self.acceptsPerPass {
                 guard let stream = try listener.accept() else { break }
-                if links.filter({ !$0.isSerial }).count >= Self.maximumConnections {
-                    // Told, not left waiting: the laptop says "busy" and can try again.
-                    let refusal = Refusal(code: .busy, message: "the band serves \(Self.maximumConnections) laptops at once; try again in a minute")
-                    _ = try? stream.writeAvailable(refusal.frame[...])
-                    stream.close()
-                    logger.info("refused \(stream.peerName): all \(Self.maximumConnections) connections are in use")
+                let tcp = links.indices.filter { !links[$0].isSerial && links[$0].endedAt == nil }
+                let handshaking = tcp.filter { links[$0].connection.isHandshaking }
+                if tcp.count >= Self.maximumConnections && handshaking.isEmpty {
+                    refuseBusy(stream)
                     continue
                 }
-                logger.info("laptop connected from \(stream.peerName)")
+                if handshaking.count >= Self.maximumHandshaking || tcp.count >= Self.maximumConnections,
+                   let oldest = handshaking.min(by: { links[$0].connection.openedSeconds < links[$1].connection.openedSeconds }) {
+                    links[oldest].connection.close(reason: "pushed out by a newer connection while it had not said who it is")
+                    _ = try? links[oldest].stream.writeAvailable(busyRefusal.frame[...])
+                    links[oldest].endedAt = now
+                    links[oldest].failed = true
+                }
+                logger.debug("laptop connected from \(stream.peerName)")
                 addLink(stream: stream, isSerial: false)
             }
         } catch {
@@ -166,6 +181,16 @@ final class SyncService: BandLinkHost {
             logger.warning("accepting a laptop failed: \(error)")
             acceptPausedUntil = now + 1
         }
+    }
+
+    private var busyRefusal: Refusal {
+        Refusal(code: .busy, message: "the band serves \(Self.maximumConnections) connections at once; try again in a minute")
+    }
+
+    private func refuseBusy(_ stream: any ByteStream) {
+        _ = try? stream.writeAvailable(busyRefusal.frame[...])
+        stream.close()
+        logger.info("refused \(stream.peerName): all \(Self.maximumConnections) connections are in use")
     }
 
     private func addLink(stream: any ByteStream, isSerial: Bool) {

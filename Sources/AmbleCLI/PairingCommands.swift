@@ -1,4 +1,7 @@
 import AmbleCompanionStore
+#if canImport(Glibc)
+import Glibc
+#endif
 import AmbleLinux
 import AmbleSync
 import ArgumentParser
@@ -32,9 +35,6 @@ struct PairCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard standardInputIsTerminal() else {
-            throw CommandError("amble pair needs a terminal: the wearer confirms the code here")
-        }
         let store = try openCompanionStore(path: amble.storePath, create: true)
         let address = link.address!
         let stream = try BandAddressOptions.open(address, baud: link.baud, timeout: link.timeout)
@@ -48,6 +48,7 @@ struct PairCommand: ParsableCommand {
                 case .comparison:
                     let code = offer.codes.comparisonDigits
                     print("\(offer.bandName) shows a code. This laptop's code is:\n\n    \(code.prefix(3)) \(code.suffix(3))\n")
+                    fflush(stdout)
                     return ask("Does the band show the same code? [y/N] ").lowercased().hasPrefix("y")
                 case .passkey:
                     print("\(offer.bandName) buzzes a 4-digit code: n short pulses for digit n, one long pulse for 0. It repeats.")
@@ -61,6 +62,7 @@ struct PairCommand: ParsableCommand {
             }, waiting: {
                 if !waitingShown {
                     print("Now press select on the band.")
+                    fflush(stdout)
                     waitingShown = true
                 }
             })
@@ -72,11 +74,14 @@ struct PairCommand: ParsableCommand {
         }
         try store.pairBand(id: paired.bandID, name: paired.bandName, publicKey: paired.bandPublicKey, address: address,
                            nowUnixSeconds: Date().timeIntervalSince1970)
-        print("Paired with \(paired.bandName) (\(paired.bandID)). Sync with: amble sync --tcp \(address)".replacingOccurrences(of: "--tcp /", with: "--serial /"))
+        print("Paired with \(paired.bandName) (\(paired.bandID)). Sync with: amble sync")
     }
 
+    /// Asks on standard output and reads a line from standard input (a terminal, or a script
+    /// that plays the wearer, as scripts/demo does).
     private func ask(_ question: String) -> String {
         print(question, terminator: "")
+        fflush(stdout)
         return readLine(strippingNewline: true) ?? ""
     }
 }

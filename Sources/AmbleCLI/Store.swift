@@ -18,7 +18,7 @@ struct CommandError: Error, CustomStringConvertible {
 /// 0600): reviewing a store that is not there is a mistyped `--store`, not an empty store.
 func openCompanionStore(path: String, create: Bool = false) throws -> CompanionStore {
     if !create && !FileManager.default.fileExists(atPath: path) {
-        throw CommandError("no store at \(path): pull sessions into it first with `amble sync`, or give the right --store")
+        throw CommandError("no store at \(path): pair a band first with `amble pair`, or give the right --store")
     }
     let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     if create && !directory.isEmpty {

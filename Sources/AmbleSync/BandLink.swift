@@ -118,6 +118,17 @@ public final class BandLinkConnection {
         return false
     }
 
+    /// Whether the peer has not proved who it is yet (no handshake completed).
+    public var isHandshaking: Bool {
+        switch state {
+        case .awaitingHandshake, .pairingHandshake: return true
+        default: return false
+        }
+    }
+
+    /// When the connection opened, band seconds.
+    public var openedSeconds: Double { openedAt }
+
     /// Bytes to write to the link, in order.
     public var output: ArraySlice<UInt8> { pending[pendingStart...] }
 
