@@ -127,7 +127,7 @@ let package = Package(
             "AmbleDrivers", "AmbleEmulators", "AmbleHardware", "AmbleSimulation",
         ]),
         .testTarget(name: "AmbleStoreTests", dependencies: [
-            "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+            "AmbleBandStore", "AmbleCompanionStore", "AmbleModel", "AmbleLinux",
         ]),
         .testTarget(name: "AmbleSyncTests", dependencies: [
             "AmbleSync", "AmbleLinux", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
