@@ -128,7 +128,8 @@ let package = Package(
         ]),
         .testTarget(name: "AmbleStoreTests", dependencies: [
             "AmbleBandStore", "AmbleCompanionStore", "AmbleModel", "AmbleLinux",
-        ]),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: [
             "AmbleSync", "AmbleLinux", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
         ]),
