@@ -132,8 +132,9 @@ let package = Package(
             "AmbleDrivers", "AmbleEmulators", "AmbleHardware", "AmbleSimulation",
         ]),
         .testTarget(name: "AmbleStoreTests", dependencies: [
-            "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
-        ]),
+            "AmbleBandStore", "AmbleCompanionStore", "AmbleModel", "AmbleLinux",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard"]),
         .testTarget(name: "AmbleBandTests", dependencies: [

@@ -99,7 +99,7 @@ public final class BandStore: Sendable {
                   "accelerometer_gap" BOOLEAN NOT NULL,
                   "hr_gap" BOOLEAN NOT NULL,
                   PRIMARY KEY ("session_id", "offset_s"));
-                CREATE TABLE "setting" ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL);
+                CREATE TABLE "setting" ("key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL);
                 """)
         }
         migrator.registerMigration("v2-energy") { db in
