@@ -140,8 +140,8 @@ public final class Band {
     var dataDirectoryLock: DirectoryLock?
     /// How far a laptop moved the band's date from the system clock (`amble band time`).
     var unixOffsetSeconds = 0.0
-    /// The band's date now.
-    var unixSeconds: Double { clock.unixSeconds + unixOffsetSeconds }
+    /// The band's date now (the system clock plus the offset a laptop set).
+    public var unixSeconds: Double { clock.unixSeconds + unixOffsetSeconds }
     /// Synced sessions beyond this many hours of seconds are pruned (board `[storage]`).
     var maximumSessionHours = 500
     var nextPruneSeconds = -Double.infinity
@@ -542,6 +542,7 @@ extension Band: SyncServiceDelegate {
         let moved = target - unixSeconds
         unixOffsetSeconds += moved
         do { try store.setClockOffsetSeconds(unixOffsetSeconds) } catch { logger.error("cannot store the clock offset: \(error)") }
+        nextPruneSeconds = -Double.infinity   // sessions' ages changed
         logger.notice("a laptop set the band's date (moved \(Int(moved.rounded())) s)")
         return moved
     }
@@ -551,6 +552,7 @@ extension Band: SyncServiceDelegate {
         switch setting {
         case .heightCentimeters: wearer.heightMeters = (Double(value) ?? 170) / 100
         case .weightKilograms: wearer.weightKilograms = Double(value) ?? 70
+        case .retentionDays: nextPruneSeconds = -Double.infinity
         default: break   // read at the next start (the band's own settings menu is issue 17's)
         }
     }

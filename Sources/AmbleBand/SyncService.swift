@@ -118,8 +118,10 @@ final class SyncService: BandLinkHost {
             if link.isSerial && !link.failed {
                 // The line stays open; the next laptop starts a new connection on it.
                 logger.info("serial link: \(reason); ready for the next connection")
+                let unread = link.connection.takeUnreadInput()
                 link.connection = makeConnection(serial: true)
                 link.endedAt = nil
+                if !unread.isEmpty { link.connection.receive(unread, now: now) }
                 kept.append(link)
             } else {
                 if link.connection.laptopKey != nil || link.isSerial {
@@ -161,7 +163,7 @@ final class SyncService: BandLinkHost {
             for _ in 0 ..< Self.acceptsPerPass {
                 guard let stream = try listener.accept() else { break }
                 let tcp = links.indices.filter { !links[$0].isSerial && links[$0].endedAt == nil }
-                let handshaking = tcp.filter { links[$0].connection.isHandshaking }
+                let handshaking = tcp.filter { links[$0].connection.isUnproven }
                 if tcp.count >= Self.maximumConnections && handshaking.isEmpty {
                     refuseBusy(stream)
                     continue
@@ -190,7 +192,7 @@ final class SyncService: BandLinkHost {
     private func refuseBusy(_ stream: any ByteStream) {
         _ = try? stream.writeAvailable(busyRefusal.frame[...])
         stream.close()
-        logger.info("refused \(stream.peerName): all \(Self.maximumConnections) connections are in use")
+        logger.debug("refused \(stream.peerName): all \(Self.maximumConnections) connections are in use")
     }
 
     private func addLink(stream: any ByteStream, isSerial: Bool) {
@@ -250,7 +252,7 @@ final class SyncService: BandLinkHost {
 
     func bandIdentity() -> (id: String, name: String) {
         let identity = (try? store.identity(defaultName: "Amble band")) ?? BandIdentity(id: "unknown", name: "Amble band")
-        return (identity.id, identity.name)
+        return (identity.id, identity.name.prefixOfUTF8(SyncMessage.maximumNameLength))
     }
 
     func isPaired(laptopKey: [UInt8]) -> Bool {
@@ -285,10 +287,11 @@ final class SyncService: BandLinkHost {
         if pairing.resolved == nil { promptRequests.append(.pairingEnded(connection: connection)) }
     }
 
-    /// The wearer's press on the pairing question.
+    /// The wearer's press on the pairing question, or no when it timed out on the band (a
+    /// later no overrides an earlier yes while nothing is settled).
     func wearerAnswered(pairing connection: Int, accepted: Bool) {
-        guard pairings[connection] != nil, pairings[connection]!.wearer == nil else { return }
-        pairings[connection]!.wearer = accepted
+        guard let pairing = pairings[connection], pairing.resolved == nil else { return }
+        if pairing.wearer == nil || !accepted { pairings[connection]!.wearer = accepted }
         _ = resolve(connection)
     }
 
@@ -356,10 +359,23 @@ final class SyncService: BandLinkHost {
                 // Made before this build or closed by crash recovery: encoded now, once.
                 if let encoded = try SessionDataEncoding.encode(sessionID: session.id, in: store) { sizes[session.id] = encoded }
             }
-            return .sessionList(sessions.compactMap { session in
-                sizes[session.id].map { SyncMessage.SessionEntry(id: session.id, summary: session.summary, dataLength: $0.length,
-                                                                   dataCRC32: $0.crc32, synced: session.syncedUnixSeconds != nil) }
-            })
+            // As many as fit one frame (a summary is about 100 bytes); `more` sends the laptop back.
+            var entries: [SyncMessage.SessionEntry] = []
+            var size = 16
+            var more = sessions.count == SyncMessage.maximumListLength
+            for session in sessions {
+                guard let data = sizes[session.id] else { continue }
+                let entry = SyncMessage.SessionEntry(id: session.id, summary: session.summary, dataLength: data.length,
+                                                     dataCRC32: data.crc32, synced: session.syncedUnixSeconds != nil)
+                let entrySize = SyncMessage.sessionList([entry], more: false).encoded(number: 0).count
+                if size + entrySize > SyncMessage.maximumChunkLength && !entries.isEmpty {
+                    more = true
+                    break
+                }
+                entries.append(entry)
+                size += entrySize
+            }
+            return .sessionList(entries, more: more)
         case .getChunk(let id, let offset, let maximumLength):
             let bytes: [UInt8]
             if let cached = cachedData, cached.id == id {
@@ -401,7 +417,7 @@ final class SyncService: BandLinkHost {
             return .clockSet(offsetSeconds: delegate?.setClock(unixSeconds: unix) ?? 0)
         case .deleteAll(.request):
             if delegate?.isBusy == true {
-                return .failure(code: .busy, message: "the band is recording a session; ask again when it has ended")
+                return .failure(code: .busy, message: "the band's wearer is busy (a walk, a calibration or another question); ask again when the band shows its menu")
             }
             if deleteAllState == .awaitingWearer {
                 return .failure(code: .busy, message: "the band already asks its wearer about a wipe")

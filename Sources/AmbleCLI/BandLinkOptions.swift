@@ -1,4 +1,7 @@
 import AmbleCompanionStore
+#if canImport(Glibc)
+import Glibc
+#endif
 import AmbleHardware
 import AmbleLinux
 import AmbleModel
@@ -94,6 +97,7 @@ struct PairedBandOptions: ParsableArguments {
         let link = CompanionLink(stream: stream, laptopKeyPair: try laptopKeyPair(store), clock: SystemClock(), timeoutSeconds: self.link.timeout)
         do {
             try link.connect(bandPublicKey: band.publicKey)
+            try link.hello()
         } catch {
             stream.close()
             throw CommandError(explain(error, band: band.name))

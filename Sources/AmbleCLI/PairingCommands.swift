@@ -38,8 +38,9 @@ struct PairCommand: ParsableCommand {
         let store = try openCompanionStore(path: amble.storePath, create: true)
         let address = link.address!
         let stream = try BandAddressOptions.open(address, baud: link.baud, timeout: link.timeout)
-        defer { stream.close() }
         let pairing = CompanionLink(stream: stream, laptopKeyPair: try laptopKeyPair(store), clock: SystemClock(), timeoutSeconds: link.timeout)
+        // Goodbye in clear, so the band frees the line at once (a serial line especially).
+        defer { pairing.close() }
         var waitingShown = false
         let paired: PairedBandKey
         do {
@@ -48,7 +49,7 @@ struct PairCommand: ParsableCommand {
                 case .comparison:
                     let code = offer.codes.comparisonDigits
                     print("\(offer.bandName) shows a code. This laptop's code is:\n\n    \(code.prefix(3)) \(code.suffix(3))\n")
-                    fflush(stdout)
+                    fflush(nil)
                     return ask("Does the band show the same code? [y/N] ").lowercased().hasPrefix("y")
                 case .passkey:
                     print("\(offer.bandName) buzzes a 4-digit code: n short pulses for digit n, one long pulse for 0. It repeats.")
@@ -62,7 +63,7 @@ struct PairCommand: ParsableCommand {
             }, waiting: {
                 if !waitingShown {
                     print("Now press select on the band.")
-                    fflush(stdout)
+                    fflush(nil)
                     waitingShown = true
                 }
             })
@@ -81,7 +82,7 @@ struct PairCommand: ParsableCommand {
     /// that plays the wearer, as scripts/demo does).
     private func ask(_ question: String) -> String {
         print(question, terminator: "")
-        fflush(stdout)
+        fflush(nil)
         return readLine(strippingNewline: true) ?? ""
     }
 }

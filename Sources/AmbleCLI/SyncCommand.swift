@@ -30,10 +30,11 @@ struct SyncCommand: ParsableCommand {
 
     func run() throws {
         let store = try openCompanionStore(path: amble.storePath)
+        // Timed from before the connection: the handshake counts.
+        let started = Date().timeIntervalSince1970
         let (link, band) = try target.connect(store: store)
         defer { link.close() }
         let bar = json || !standardErrorIsTerminal() ? nil : ProgressBar()
-        let started = Date().timeIntervalSince1970
         do {
             let result = try Synchronizer(sink: store, link: link).run { progress in bar?.show(progress) }
             bar?.finish()

@@ -356,9 +356,7 @@ public final class CompanionStore: Sendable {
             session.bandSessionID = bandSessionID
             try session.insert(db)
             guard let id = session.id else { return nil }
-            for second in record.seconds {
-                try SecondRow(sessionID: id, second).insert(db)
-            }
+            try SecondRow.insertAll(db, sessionID: id, record.seconds)
             return id
         }
     }

@@ -88,7 +88,8 @@ public enum BandSetting: String, CaseIterable, Sendable, Codable {
         case .weightKilograms: return try integer(25 ... 250)
         case .bandName:
             let allowed = value.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0" ... "9").contains($0) || $0 == " " || $0 == "-" || $0 == "_" }
-            guard (1 ... 32).contains(value.count), allowed else { throw BandSettingError(setting: self, value: raw) }
+            // 32 characters and 64 UTF-8 bytes at most: the link carries names up to 64 bytes.
+            guard (1 ... 32).contains(value.count), value.utf8.count <= 64, allowed else { throw BandSettingError(setting: self, value: raw) }
             return value
         case .retentionDays: return try integer(1 ... 365)
         }

@@ -145,18 +145,6 @@ public struct SessionTally: Equatable, Sendable {
     }
 }
 
-/// A finished session as the band lists it: its id on the band and its summary.
-public struct SessionListing: Codable, Equatable, Sendable {
-    /// The band's id for the session (increasing; never reused).
-    public var id: Int64
-    public var summary: SessionSummary
-
-    public init(id: Int64, summary: SessionSummary) {
-        self.id = id
-        self.summary = summary
-    }
-}
-
 /// A whole session: what the band sends and the laptop keeps.
 public struct SessionRecord: Codable, Equatable, Sendable {
     public var summary: SessionSummary

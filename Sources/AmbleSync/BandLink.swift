@@ -35,6 +35,9 @@ public protocol BandLinkHost: AnyObject {
 public struct BandLinkLimits: Equatable, Sendable {
     /// From the first byte to a completed handshake.
     public var handshakeSeconds: Double = 10
+    /// A connection that sends nothing at all is closed after this (nil: wait; a serial line
+    /// is always there and speaks when a laptop is plugged in).
+    public var silentSeconds: Double? = 10
     /// From a completed pairing handshake to the wearer's press.
     public var pairingSeconds: Double = 180
     /// A secure connection with no request for this long is closed.
@@ -48,6 +51,7 @@ public struct BandLinkLimits: Equatable, Sendable {
     /// Limits for a serial line at `baudRate` (10 bits a byte on the wire).
     public static func serial(baudRate: Int) -> BandLinkLimits {
         var limits = BandLinkLimits()
+        limits.silentSeconds = nil
         let frameSeconds = Double(Framing.maximumFrameLength * 10) / Double(max(baudRate, 300))
         limits.partialFrameSeconds = max(limits.partialFrameSeconds, 2 * frameSeconds)
         return limits
@@ -83,6 +87,13 @@ public final class BandLinkConnection {
     private var pending: [UInt8] = []
     private var pendingStart = 0
     private let openedAt: Double
+    private var firstFrameAt: Double?
+    /// When the handshake completed; the first request must follow within `handshakeSeconds`.
+    private var secureSince: Double?
+    /// A genuine request arrived: the peer holds a paired key (not a replayed handshake).
+    private var hasSpoken = false
+    /// `hello` came first, as it must.
+    private var greeted = false
     private var pairingSince = 0.0
     private var lastRequestAt: Double
     private var partialSince: Double?
@@ -118,10 +129,12 @@ public final class BandLinkConnection {
         return false
     }
 
-    /// Whether the peer has not proved who it is yet (no handshake completed).
-    public var isHandshaking: Bool {
+    /// Whether the peer has not proved who it is yet: no handshake completed, or none of its
+    /// requests opened (a recorded handshake replayed completes, but cannot go on).
+    public var isUnproven: Bool {
         switch state {
         case .awaitingHandshake, .pairingHandshake: return true
+        case .secure: return !hasSpoken
         default: return false
         }
     }
@@ -172,16 +185,23 @@ public final class BandLinkConnection {
         guard !isFinished else { return }
         switch state {
         case .awaitingHandshake, .pairingHandshake:
-            if now - openedAt > limits.handshakeSeconds {
-                refuse(.timedOut, "no handshake within \(Int(limits.handshakeSeconds)) s")
+            if let first = firstFrameAt {
+                if now - first > limits.handshakeSeconds {
+                    refuse(.timedOut, "no handshake within \(Int(limits.handshakeSeconds)) s")
+                }
+            } else if let silent = limits.silentSeconds, now - openedAt > silent {
+                end("said nothing for \(Int(silent)) s")
             }
         case .pairing:
             if now - pairingSince > limits.pairingSeconds {
                 refuse(.timedOut, "the wearer did not confirm the pairing within \(Int(limits.pairingSeconds)) s")
             }
         case .secure:
-            if now - lastRequestAt > limits.idleSeconds {
-                end("idle for \(Int(limits.idleSeconds)) s")
+            if !hasSpoken, let since = secureSince, now - since > limits.handshakeSeconds {
+                // A handshake replayed from a recording completes, but its sender cannot speak.
+                refuse(.timedOut, "no request within \(Int(limits.handshakeSeconds)) s of the handshake")
+            } else if now - lastRequestAt > limits.idleSeconds {
+                refuse(.timedOut, "idle for \(Int(limits.idleSeconds)) s; connect again to sync")
             }
         case .closing:
             break
@@ -201,13 +221,20 @@ public final class BandLinkConnection {
 
     private func process(now: Double) {
         while !isFinished, pendingStart == pending.count, let event = decoder.next() {
+            if firstFrameAt == nil, case .frame = event { firstFrameAt = now }
             switch event {
             case .frame(let kind, let payload):
                 handle(kind: FrameKind(rawValue: kind), payload: payload, now: now)
             case .discarded(let count, _):
                 discardedBytes += count
             case .unsupportedVersion(let version):
-                refuse(.unsupportedVersion, "this band speaks frame version \(Framing.version), not \(version): update amble")
+                if version == 1 {
+                    // An amble from before pairing: answered in its own framing and words.
+                    pending += Framing.versionOneFailure("this band speaks sync protocol 2 (paired and encrypted): update amble, then pair with amble pair")
+                    end("refused a sync protocol 1 companion")
+                } else {
+                    refuse(.unsupportedVersion, "this band speaks frame version \(Framing.version), not \(version): update the older side")
+                }
             }
         }
         partialSince = decoder.bufferedByteCount == 0 ? nil : (partialSince ?? now)
@@ -244,7 +271,10 @@ public final class BandLinkConnection {
             _ = try handshake.readMessage(message)
             let nonce = PairingCodes.makeNonce()
             // Message 2 carries the commitment to the band's nonce and how it confirms codes.
-            let commitment = (try? PairingCodes.commitment(toResponderNonce: nonce)) ?? []
+            guard let commitment = try? PairingCodes.commitment(toResponderNonce: nonce) else {
+                refuse(.internalError, "the band could not make its pairing commitment")
+                return
+            }
             let written = try handshake.writeMessage(payload: commitment + [method.rawValue])
             send(.pair, written.message)
             state = .pairingHandshake(handshake, bandNonce: nonce, method: method)
@@ -293,6 +323,7 @@ public final class BandLinkConnection {
             send(.connect, written.message)
             state = .secure(SecureChannel(transport), laptopKey: laptopKey)
             lastRequestAt = now
+            secureSince = now
         } catch .decryptionFailed {
             refuse(.handshakeFailed, "handshake failed: the laptop holds another key for this band (was it wiped or replaced?): pair again")
         } catch {
@@ -313,17 +344,24 @@ public final class BandLinkConnection {
     }
 
     private func answer(_ channel: inout SecureChannel, laptopKey: [UInt8], _ sealed: [UInt8], now: Double) {
-        guard host.isPaired(laptopKey: laptopKey) else {
-            refuse(.notPaired, "this laptop is no longer paired with the band")
-            return
-        }
+        // Whether the laptop is still paired is the host's to say with each answer (after a
+        // wipe the laptop that asked for it still hears that it is done).
         guard let (number, request) = open(&channel, sealed, now: now) else { return }
         let answer: SyncMessage
         switch request {
         case .pairingVerdict, .pairingStatus:
             answer = .failure(code: .badRequest, message: "already paired")
+        case .hello:
+            greeted = true
+            answer = host.answer(request, laptopKey: laptopKey)
         default:
-            answer = request.isRequest ? host.answer(request, laptopKey: laptopKey) : .failure(code: .badRequest, message: "that is an answer, not a request")
+            if !request.isRequest {
+                answer = .failure(code: .badRequest, message: "that is an answer, not a request")
+            } else if !greeted {
+                answer = .failure(code: .badRequest, message: "say hello first: it settles the protocol version")
+            } else {
+                answer = host.answer(request, laptopKey: laptopKey)
+            }
         }
         reply(&channel, answer, number: number, request: sealed)
         state = .secure(channel, laptopKey: laptopKey)
@@ -346,6 +384,7 @@ public final class BandLinkConnection {
             return nil
         }
         lastRequestAt = now
+        hasSpoken = true
         do {
             let (number, message) = try SyncMessage.decode(plain)
             return (number, message)
@@ -387,7 +426,14 @@ public final class BandLinkConnection {
         if case .pairing = state { host.pairingEnded(connection: id) }
         state = .closing
         if endReason == nil { endReason = reason }
-        discardedBytes += decoder.dropBuffered()
+    }
+
+    /// Bytes that arrived after the connection ended (on a serial line, the start of the next
+    /// connection: a laptop that says goodbye and connects again at once). Taken once.
+    public func takeUnreadInput() -> [UInt8] {
+        var bytes: [UInt8] = []
+        while let event = decoder.nextRaw() { bytes += event }
+        return bytes
     }
 }
 
@@ -413,13 +459,13 @@ public struct Refusal: Equatable, Sendable, CustomStringConvertible {
         var r = BinaryReader(payload)
         let raw = (try? r.byte()) ?? SyncMessage.FailureCode.internalError.rawValue
         code = SyncMessage.FailureCode(rawValue: raw) ?? .internalError
-        message = (try? r.string(limit: 512)) ?? "(no reason given)"
+        message = (try? r.string(limit: SyncMessage.maximumMessageLength)) ?? "(no reason given)"
     }
 
     public var payload: [UInt8] {
         var w = BinaryWriter()
         w.byte(code.rawValue)
-        w.string(String(decoding: message.utf8.prefix(400), as: UTF8.self))
+        w.string(message.prefixOfUTF8(SyncMessage.maximumMessageLength))
         return w.bytes
     }
 

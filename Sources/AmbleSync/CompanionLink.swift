@@ -124,7 +124,7 @@ public final class CompanionLink {
         let nonce = PairingCodes.makeNonce()
         var third = BinaryWriter()
         third.raw(nonce)
-        third.string(String(laptopName.prefix(64)))
+        third.string(laptopName.prefixOfUTF8(SyncMessage.maximumNameLength))
         let written = try handshake.writeMessage(payload: third.bytes)
         try send(Framing.frame(.pair, written.message))
         guard let transport = written.transport, let bandKey = handshake.remoteStaticKey else {
@@ -166,6 +166,33 @@ public final class CompanionLink {
 
     // MARK: Requests
 
+    /// What the band said to `hello`.
+    public struct Welcome: Equatable, Sendable {
+        public var version: Int
+        public var bandID: String
+        public var bandName: String
+        public var bandUnixSeconds: Double
+    }
+
+    private var welcome: Welcome?
+
+    /// Says hello (once per connection; the band answers nothing else before it) and checks
+    /// the version the band chose. Returns the band's welcome.
+    @discardableResult
+    public func hello(clientName: String = "amble") throws(SyncError) -> Welcome {
+        if let welcome { return welcome }
+        guard case .welcome(let version, let id, let name, let unix) = try request(.hello(lowestVersion: SyncMessage.lowestVersion,
+                                                                                         highestVersion: SyncMessage.highestVersion, client: clientName)) else {
+            throw SyncError.unexpected(peer: peer, detail: "the band did not answer hello with welcome")
+        }
+        guard (SyncMessage.lowestVersion ... SyncMessage.highestVersion).contains(version) else {
+            throw SyncError.unexpected(peer: peer, detail: "the band chose sync version \(version), this amble speaks \(SyncMessage.lowestVersion)...\(SyncMessage.highestVersion): update the older side")
+        }
+        let greeted = Welcome(version: version, bandID: id, bandName: name, bandUnixSeconds: unix)
+        welcome = greeted
+        return greeted
+    }
+
     /// Sends a request and returns the band's answer; a `failure` answer is thrown as `.failed`.
     public func request(_ message: SyncMessage) throws(SyncError) -> SyncMessage {
         guard var sealer = channel else { throw SyncError.unexpected(peer: peer, detail: "connect first") }
@@ -186,10 +213,13 @@ public final class CompanionLink {
         return answer
     }
 
-    /// Says goodbye in clear so the band frees the connection at once.
-    public func close() {
+    /// Says goodbye in clear so the band frees the connection at once, and closes the stream
+    /// (unless `keepingStream`: a serial line stays open for the next connection).
+    public func close(keepingStream: Bool = false) {
         _ = try? stream.writeAvailable(Refusal(code: .badRequest, message: "goodbye").frame[...])
-        stream.close()
+        channel = nil
+        welcome = nil
+        if !keepingStream { stream.close() }
     }
 
     // MARK: Receiving

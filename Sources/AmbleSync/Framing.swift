@@ -35,6 +35,22 @@ public enum Framing {
         return bytes
     }
 
+    /// A failure in the framing and JSON of sync protocol 1 (Amble before pairing), so that an
+    /// old companion prints why it is refused: `the band refused (unsupported-version): ...`.
+    public static func versionOneFailure(_ message: String) -> [UInt8] {
+        let escaped = message.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 }
+        let payload = Array("{\"failure\":{\"code\":\"unsupported-version\",\"message\":\"\(String(String.UnicodeScalarView(escaped)))\"}}".utf8)
+        var bytes = magic + [1]
+        let length = UInt32(payload.count)
+        bytes += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+        let check = UInt16(truncatingIfNeeded: CRC32.checksum(bytes))
+        bytes += [UInt8(check >> 8), UInt8(check & 0xFF)]
+        bytes += payload
+        let crc = CRC32.checksum(payload)
+        bytes += [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+        return bytes
+    }
+
     /// The low 16 bits of the CRC-32 of the first six header bytes.
     static func headerCheck(_ header: ArraySlice<UInt8>) -> UInt16 {
         UInt16(truncatingIfNeeded: CRC32.checksum(header.prefix(6)))
@@ -110,6 +126,14 @@ public struct FrameDecoder: Sendable {
         buffer.removeAll(keepingCapacity: buffer.capacity <= 4096)
         start = 0
         return dropped
+    }
+
+    /// Every byte held, removed (to hand them to another decoder).
+    mutating func nextRaw() -> [UInt8]? {
+        guard bufferedByteCount > 0 else { return nil }
+        let bytes = Array(buffer[start...])
+        dropBuffered()
+        return bytes
     }
 
     /// Adds bytes and returns every event they complete (for a reader with nothing to pace).

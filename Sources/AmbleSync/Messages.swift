@@ -30,7 +30,9 @@ public enum SyncMessage: Equatable, Sendable {
 
     // Band -> laptop
     case welcome(version: Int, bandID: String, bandName: String, bandUnixSeconds: Double)
-    case sessionList([SessionEntry])
+    /// Finished sessions, oldest first; `more` says that sessions after the last one listed
+    /// did not fit (ask again after it).
+    case sessionList([SessionEntry], more: Bool)
     case chunk(sessionID: Int64, offset: Int, totalLength: Int, bytes: [UInt8])
     case acknowledged(sessionID: Int64)
     case settings([SettingValue])
@@ -135,8 +137,12 @@ public enum SyncMessage: Equatable, Sendable {
     public static let highestVersion = 2
     /// Largest chunk of session data in one answer, bytes (a frame stays under 16 KB).
     public static let maximumChunkLength = 12 << 10
-    /// Most sessions in one list answer.
+    /// Most sessions in one list answer (fewer when their summaries would not fit a frame).
     public static let maximumListLength = 256
+    /// Longest failure sentence sent, UTF-8 bytes (longer ones are cut).
+    public static let maximumMessageLength = 400
+    /// Longest band or laptop name, UTF-8 bytes.
+    public static let maximumNameLength = 64
 
     var type: UInt8 {
         switch self {
@@ -195,7 +201,8 @@ public enum SyncMessage: Equatable, Sendable {
             w.byte(step.rawValue)
         case .welcome(let version, let id, let name, let unix):
             w.varint(version); w.string(id); w.string(name); w.double(unix)
-        case .sessionList(let entries):
+        case .sessionList(let entries, let more):
+            w.bool(more)
             w.varint(entries.count)
             for e in entries {
                 w.signed(e.id); SessionCoding.writeSummary(e.summary, into: &w); w.varint(e.dataLength); w.uint32(e.dataCRC32); w.bool(e.synced)
@@ -210,7 +217,7 @@ public enum SyncMessage: Equatable, Sendable {
         case .deleteAllState(let state):
             w.byte(state.rawValue)
         case .failure(let code, let message):
-            w.byte(code.rawValue); w.string(message)
+            w.byte(code.rawValue); w.string(message.prefixOfUTF8(Self.maximumMessageLength))
         }
         return w.bytes
     }
@@ -252,6 +259,7 @@ public enum SyncMessage: Equatable, Sendable {
             message = .welcome(version: try r.count(limit: 1000), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64),
                                bandUnixSeconds: try r.finiteDouble())
         case 0x82:
+            let more = try r.bool()
             let n = try r.count(limit: maximumListLength)
             var entries: [SessionEntry] = []
             entries.reserveCapacity(n)
@@ -260,7 +268,7 @@ public enum SyncMessage: Equatable, Sendable {
                                             dataLength: try r.count(limit: SessionCoding.maximumRawLength), dataCRC32: try r.uint32(),
                                             synced: try r.bool()))
             }
-            message = .sessionList(entries)
+            message = .sessionList(entries, more: more)
         case 0x83:
             message = .chunk(sessionID: try r.signed(), offset: try r.count(limit: SessionCoding.maximumRawLength),
                              totalLength: try r.count(limit: SessionCoding.maximumRawLength), bytes: try r.data(limit: maximumChunkLength))
@@ -278,11 +286,27 @@ public enum SyncMessage: Equatable, Sendable {
             message = .deleteAllState(state)
         case 0xFF:
             let raw = try r.byte()
-            message = .failure(code: FailureCode(rawValue: raw) ?? .internalError, message: try r.string(limit: 512))
+            message = .failure(code: FailureCode(rawValue: raw) ?? .internalError, message: try r.string(limit: maximumMessageLength))
         default:
             throw .unknownType(type)
         }
         try r.finish()
         return (number, message)
+    }
+}
+
+extension String {
+    /// The longest prefix of at most `maximumBytes` UTF-8 bytes that ends on a character.
+    public func prefixOfUTF8(_ maximumBytes: Int) -> String {
+        guard utf8.count > maximumBytes else { return self }
+        var result = ""
+        var bytes = 0
+        for character in self {
+            let size = character.utf8.count
+            guard bytes + size <= maximumBytes else { break }
+            result.append(character)
+            bytes += size
+        }
+        return result
     }
 }

@@ -16,7 +16,8 @@ public enum SessionCoding {
     /// Longest session accepted, seconds (two days).
     public static let maximumSeconds = 172_800
 
-    public static func encode(_ record: SessionRecord) -> [UInt8] {
+    public static func encode(_ unchecked: SessionRecord) -> [UInt8] {
+        let record = sanitized(unchecked)
         var w = BinaryWriter(capacity: 64 + record.seconds.count * 8)
         writeSummary(record.summary, into: &w)
         let seconds = record.seconds
@@ -102,13 +103,50 @@ public enum SessionCoding {
     /// The record as it arrives on the other side: the seconds' values in the coding's fixed
     /// point (what `decode(encode(record))` gives).
     public static func quantized(_ record: SessionRecord) -> SessionRecord {
-        var copy = record
+        var copy = sanitized(record)
         for i in copy.seconds.indices {
             copy.seconds[i].cadenceStepsPerMinute = Double(tenths(copy.seconds[i].cadenceStepsPerMinute)) / 10
             copy.seconds[i].heartRateBPM = copy.seconds[i].heartRateBPM.map { Double(tenths($0)) / 10 }
             copy.seconds[i].heartRateConfidence = copy.seconds[i].heartRateConfidence.map { max(0, min(100, ($0 * 100).rounded())) / 100 }
         }
         return copy
+    }
+
+    /// The record within what the coding carries and the decoder accepts, so that every stored
+    /// session can be sent: seconds in increasing order without repeats and within two days,
+    /// counts within their limits, finite values (a value that is not finite is dropped, or 0
+    /// where one is required). The band never records anything outside these; a damaged store
+    /// might.
+    static func sanitized(_ record: SessionRecord) -> SessionRecord {
+        var seconds: [SessionSecond] = []
+        seconds.reserveCapacity(record.seconds.count)
+        for var second in record.seconds.sorted(by: { $0.offsetSeconds < $1.offsetSeconds })
+        where second.offsetSeconds >= 0 && second.offsetSeconds <= maximumSeconds && second.offsetSeconds != seconds.last?.offsetSeconds {
+            second.steps = max(0, min(1000, second.steps))
+            second.alerts = max(0, min(1000, second.alerts))
+            if !second.cadenceStepsPerMinute.isFinite { second.cadenceStepsPerMinute = 0 }
+            if second.heartRateBPM?.isFinite == false { second.heartRateBPM = nil }
+            if second.heartRateConfidence?.isFinite == false { second.heartRateConfidence = nil }
+            seconds.append(second)
+        }
+        var s = record.summary
+        func finite(_ value: Double) -> Double { value.isFinite ? value : 0 }
+        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+        s.startUnixSeconds = finite(s.startUnixSeconds)
+        s.endUnixSeconds = finite(s.endUnixSeconds)
+        s.parameters.calibratedCadenceStepsPerMinute = finite(s.parameters.calibratedCadenceStepsPerMinute)
+        s.parameters.limitCadenceStepsPerMinute = finite(s.parameters.limitCadenceStepsPerMinute)
+        s.parameters.stepLengthMeters = finite(s.parameters.stepLengthMeters)
+        s.steps = max(0, min(10_000_000, s.steps))
+        s.distanceMeters = finite(s.distanceMeters)
+        s.averageHeartRateBPM = finite(s.averageHeartRateBPM)
+        s.alerts = max(0, min(1_000_000, s.alerts))
+        s.timeOverLimitSeconds = max(0, min(maximumSeconds, s.timeOverLimitSeconds))
+        s.gapSeconds = max(0, min(maximumSeconds, s.gapSeconds))
+        s.rmssdMilliseconds = finite(s.rmssdMilliseconds)
+        s.measuredCadenceStepsPerMinute = finite(s.measuredCadenceStepsPerMinute)
+        s.activeKilocalories = finite(s.activeKilocalories)
+        return SessionRecord(summary: s, seconds: seconds)
     }
 
     static func tenths(_ value: Double) -> Int64 {

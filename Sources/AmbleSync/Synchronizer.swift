@@ -99,10 +99,8 @@ public struct Synchronizer {
 
     public func run(progress: (SyncProgress) -> Void = { _ in }) throws -> Result {
         var result = Result()
-        let welcome = try link.request(.hello(lowestVersion: SyncMessage.lowestVersion, highestVersion: SyncMessage.highestVersion, client: clientName))
-        guard case .welcome(_, let bandID, let bandName, _) = welcome else {
-            throw SyncError.unexpected(peer: link.peer, detail: "the band did not answer hello with welcome")
-        }
+        let welcome = try link.hello(clientName: clientName)
+        let bandID = welcome.bandID, bandName = welcome.bandName
         result.bandID = bandID
         result.bandName = bandName
         var current: (id: Int64, bytes: Int, of: Int)?
@@ -168,11 +166,11 @@ public struct Synchronizer {
         var entries: [SyncMessage.SessionEntry] = []
         var cursor = after
         while true {
-            guard case .sessionList(let page) = try link.request(.listSessions(afterID: cursor)) else {
+            guard case .sessionList(let page, let more) = try link.request(.listSessions(afterID: cursor)) else {
                 throw SyncError.unexpected(peer: link.peer, detail: "the band did not answer the list request with a list")
             }
             entries += page
-            guard page.count == SyncMessage.maximumListLength, let last = page.last, last.id > cursor else { return entries }
+            guard more, let last = page.last, last.id > cursor else { return entries }
             cursor = last.id
         }
     }

@@ -43,6 +43,28 @@ case "size":
     }
     print("all: \(totalBytes) bytes for \(Int(totalSeconds)) s: " + String(format: "%.2f", Double(totalBytes) / max(totalSeconds, 1)) + " bytes per recorded second")
 
+case "phases":
+    // Where a sync's time goes on the laptop, for the sessions of BAND_DB: decoding their data
+    // and committing them to a fresh in-memory laptop store.
+    guard arguments.count == 2 else { fail("phases BAND_DB") }
+    let store = try BandStore(path: arguments[1])
+    let laptop = try CompanionStore(path: nil)
+    let clock = SystemClock()
+    var decodeSeconds = 0.0, insertSeconds = 0.0, encodeSeconds = 0.0
+    for session in try store.finishedSessions() {
+        guard let record = try store.session(id: session.id) else { continue }
+        var t = clock.nowSeconds
+        let data = SessionCoding.encode(record)
+        encodeSeconds += clock.nowSeconds - t
+        t = clock.nowSeconds
+        let decoded = try SessionCoding.decode(data)
+        decodeSeconds += clock.nowSeconds - t
+        t = clock.nowSeconds
+        _ = try laptop.insert(bandID: "b", bandName: "b", bandSessionID: session.id, record: decoded, syncedAtUnixSeconds: 0)
+        insertSeconds += clock.nowSeconds - t
+    }
+    print(String(format: "encode %.1f ms, decode %.1f ms, store %.1f ms", encodeSeconds * 1000, decodeSeconds * 1000, insertSeconds * 1000))
+
 case "pair":
     // Pairs a band's store and a laptop's store directly (the bench has no wearer to press select).
     guard arguments.count == 3 else { fail("pair BAND_DB LAPTOP_DB") }
@@ -62,7 +84,7 @@ case "relay":
     let a = try PseudoTerminalPair.open(), b = try PseudoTerminalPair.open()
     print(a.subordinatePath)
     print(b.subordinatePath)
-    fflush(stdout)
+    fflush(nil)
     let bytesPerSecond = Double(baud) / 10
     let clock = SystemClock()
     var credit = [0.0, 0.0]

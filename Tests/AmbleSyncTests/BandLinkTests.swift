@@ -103,7 +103,12 @@ struct BandLinkTests {
         let check = UInt16(truncatingIfNeeded: CRC32.checksum(v1))
         v1 += [UInt8(check >> 8), UInt8(check & 0xFF), 0x7B, 0x7D, 0, 0, 0, 0]
         band.receive(v1, now: 0)
-        #expect(refusal(band)?.code == .unsupportedVersion)
+        // Answered in version 1's framing and JSON, which an old amble prints.
+        let answer = Array(band.output)
+        #expect(Array(answer.prefix(3)) == [0x41, 0x4D, 1])
+        let json = String(decoding: answer.dropFirst(9).dropLast(4), as: UTF8.self)
+        #expect(json.hasPrefix(#"{"failure":{"code":"unsupported-version","message":"this band speaks sync protocol 2"#))
+        #expect(band.isFinished)
     }
 
     // MARK: Pairing
@@ -291,11 +296,48 @@ struct BandLinkTests {
         #expect(frames(band.output).first?.kind == FrameKind.connect.rawValue)
     }
 
-    @Test func anIdleConnectionEnds() throws {
+    @Test func anIdleConnectionEndsWithAReason() throws {
         let host = TestBandHost()
-        let (_, stream) = try connectedLaptop(host)
+        let (link, stream) = try connectedLaptop(host)
+        try link.hello()
         stream.band.tick(now: clock.nowSeconds + 61)
         #expect(stream.band.isFinished)
+        #expect(refusal(stream.band)?.code == .timedOut)
+    }
+
+    @Test func aReplayedHandshakeThatNeverSpeaksIsClosedSoon() throws {
+        // A recorded IK message 1 of a paired laptop completes a handshake, but its sender has
+        // no keys to speak with: the connection counts as unproven and ends after 10 s.
+        let host = TestBandHost()
+        let laptop = NoiseKeyPair.generate()
+        host.paired.append(laptop.publicKey)
+        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
+                                                localStaticKey: laptop, remoteStaticKey: host.staticKeyPair.publicKey)
+        let recorded = Framing.frame(.connect, try handshake.writeMessage(payload: []).message)
+        let band = BandLinkConnection(id: 1, host: host, now: 0)
+        band.receive(recorded, now: 0)
+        band.wrote(band.output.count)
+        #expect(band.isSecure && band.isUnproven)
+        band.tick(now: 11)
+        #expect(refusal(band)?.code == .timedOut)
+    }
+
+    @Test func helloComesFirst() throws {
+        let host = TestBandHost()
+        let (link, _) = try connectedLaptop(host)
+        #expect(throws: SyncError.self) { try link.request(.getSettings) }
+        try link.hello()
+        #expect(try link.request(.getSettings) == .settings([SyncMessage.SettingValue(key: "reduction_percent", value: "20")]))
+    }
+
+    @Test func longListsComeInPages() throws {
+        let host = TestBandHost()
+        host.pageLength = 2
+        for n in 1 ... 5 { host.add(testRecord(seconds: 30, seed: n)) }
+        let (link, _) = try connectedLaptop(host)
+        let sink = TestSink()
+        #expect(try Synchronizer(sink: sink, link: link).run().pulled.count == 5)
+        #expect(sink.stored.keys.sorted() == [1, 2, 3, 4, 5])
     }
 
     // MARK: Sync

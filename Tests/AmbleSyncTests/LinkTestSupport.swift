@@ -11,6 +11,8 @@ final class TestBandHost: BandLinkHost {
     var wearerAccepts = true
     var sessions: [(id: Int64, record: SessionRecord, data: [UInt8], synced: Bool)] = []
     var acknowledged: [Int64] = []
+    /// Sessions per list answer.
+    var pageLength = 256
     var began: [(connection: Int, codes: PairingCodes)] = []
     private var verdicts: [Int: Bool] = [:]
 
@@ -49,9 +51,10 @@ final class TestBandHost: BandLinkHost {
         case .hello:
             return .welcome(version: 2, bandID: "test-band-id", bandName: "Test band", bandUnixSeconds: 1_800_000_000)
         case .listSessions(let after):
-            return .sessionList(sessions.filter { $0.id > after }.map {
+            let page = sessions.filter { $0.id > after }.prefix(pageLength)
+            return .sessionList(page.map {
                 SyncMessage.SessionEntry(id: $0.id, summary: $0.record.summary, dataLength: $0.data.count, dataCRC32: CRC32.checksum($0.data), synced: $0.synced)
-            })
+            }, more: page.last.map { last in sessions.contains { $0.id > last.id } } ?? false)
         case .getChunk(let id, let offset, let maximum):
             guard let session = sessions.first(where: { $0.id == id }) else { return .failure(code: .notFound, message: "no session \(id)") }
             let end = min(session.data.count, offset + maximum)

@@ -13,7 +13,8 @@ struct MessageCodingTests {
         .setClock(unixSeconds: 1_795_000_000.25), .deleteAll(.request), .deleteAll(.status),
         .pairingVerdict(accepted: true), .pairingVerdict(accepted: false), .pairingStatus,
         .welcome(version: 2, bandID: "0d1f", bandName: "Anna's band", bandUnixSeconds: 1_795_000_000.5),
-        .sessionList([]), .sessionList([SyncMessage.SessionEntry(id: 3, summary: summary, dataLength: 812, dataCRC32: 0xDEAD_BEEF, synced: true)]),
+        .sessionList([], more: false),
+        .sessionList([SyncMessage.SessionEntry(id: 3, summary: summary, dataLength: 812, dataCRC32: 0xDEAD_BEEF, synced: true)], more: true),
         .chunk(sessionID: 3, offset: 0, totalLength: 812, bytes: [1, 2, 3]), .acknowledged(sessionID: 3),
         .settings([SyncMessage.SettingValue(key: "metronome", value: "on")]), .clockSet(offsetSeconds: -3600.5),
         .deleteAllState(.awaitingWearer), .deleteAllState(.done),
@@ -78,6 +79,24 @@ struct MessageCodingTests {
         #expect(quantized.summary == record.summary, "the summary keeps full precision")
         // Compact: a few bytes per recorded second (the JSON of version 1 took 223).
         #expect(Double(bytes.count) / 3600 < 8)
+    }
+
+    @Test func whateverAStoreHoldsEncodesToSomethingTheDecoderTakes() throws {
+        var record = testRecord(seconds: 50)
+        record.seconds[3].steps = 5000
+        record.seconds[4].alerts = -2
+        record.seconds[5].cadenceStepsPerMinute = .nan
+        record.seconds[6].heartRateBPM = .infinity
+        record.seconds[7].offsetSeconds = 2          // out of order and a repeat
+        record.seconds.append(SessionSecond(offsetSeconds: SessionCoding.maximumSeconds + 5, steps: 1, cadenceStepsPerMinute: 90))
+        record.summary.distanceMeters = .nan
+        record.summary.averageHeartRateBPM = -.infinity
+        record.summary.steps = -1
+        let decoded = try SessionCoding.decode(SessionCoding.encode(record))
+        #expect(decoded == SessionCoding.quantized(record))
+        #expect(decoded.seconds.map(\.offsetSeconds) == Array(Set(decoded.seconds.map(\.offsetSeconds))).sorted())
+        #expect(decoded.seconds.count == 49, "the repeat and the second beyond two days are dropped")
+        #expect(decoded.summary.averageHeartRateBPM == nil && decoded.summary.distanceMeters == 0 && decoded.summary.steps == 0)
     }
 
     @Test func damagedSessionDataIsRefused() {

@@ -144,7 +144,8 @@ public struct LinkPrompt: Sendable {
             return [.pairingMode(open: false), .vibrate(.refuse), .done]
         case .confirmingPairing(let connection, let until, let buzz, let nextBuzz, let answered):
             if now >= until {
-                return (answered ? [] : [.pairingAnswer(connection: connection, accepted: false)])
+                // Also after the wearer's yes: the band no longer waits for the laptop.
+                return [.pairingAnswer(connection: connection, accepted: false)]
                     + showResult("Not paired", "No answer in time", pattern: .refuse, now: now)
             }
             guard let buzz, !answered, now >= nextBuzz else { return [] }
