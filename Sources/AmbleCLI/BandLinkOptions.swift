@@ -140,21 +140,6 @@ func laptopName() -> String {
 // MARK: Where the store and the link meet
 
 extension CompanionStore: SessionSink {
-    public func partialData(bandID: String, bandSessionID: Int64) throws -> PartialSessionData? {
-        try partialDownload(bandID: bandID, bandSessionID: bandSessionID).map {
-            PartialSessionData(totalLength: $0.totalLength, crc32: $0.crc32, bytes: $0.bytes)
-        }
-    }
-
-    public func savePartialData(bandID: String, bandSessionID: Int64, _ partial: PartialSessionData) throws {
-        try savePartialDownload(bandID: bandID, bandSessionID: bandSessionID,
-                                PartialDownload(totalLength: partial.totalLength, crc32: partial.crc32, bytes: partial.bytes))
-    }
-
-    public func discardPartialData(bandID: String, bandSessionID: Int64) throws {
-        try discardPartialDownload(bandID: bandID, bandSessionID: bandSessionID)
-    }
-
     /// Keeps a session pulled by `Synchronizer`, stamped with the time now.
     public func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64? {
         try insert(bandID: bandID, bandName: bandName, bandSessionID: bandSessionID, record: record, syncedAtUnixSeconds: Date().timeIntervalSince1970)

@@ -1,18 +1,5 @@
 import AmbleModel
 
-/// The part of a session's data received before a sync was cut.
-public struct PartialSessionData: Equatable, Sendable {
-    public var totalLength: Int
-    public var crc32: UInt32
-    public var bytes: [UInt8]
-
-    public init(totalLength: Int, crc32: UInt32, bytes: [UInt8]) {
-        self.totalLength = totalLength
-        self.crc32 = crc32
-        self.bytes = bytes
-    }
-}
-
 /// Where the laptop keeps what it pulls (its store, in practice; the conformance lives where
 /// store and sync meet, in the CLI).
 public protocol SessionSink: AnyObject {
@@ -20,9 +7,9 @@ public protocol SessionSink: AnyObject {
     func syncCursor(bandID: String) throws -> Int64
     func setSyncCursor(bandID: String, _ cursor: Int64) throws
     func storedBandSessionIDs(bandID: String) throws -> Set<Int64>
-    func partialData(bandID: String, bandSessionID: Int64) throws -> PartialSessionData?
-    func savePartialData(bandID: String, bandSessionID: Int64, _ partial: PartialSessionData) throws
-    func discardPartialData(bandID: String, bandSessionID: Int64) throws
+    func partialDownload(bandID: String, bandSessionID: Int64) throws -> PartialDownload?
+    func savePartialDownload(bandID: String, bandSessionID: Int64, _ partial: PartialDownload) throws
+    func discardPartialDownload(bandID: String, bandSessionID: Int64) throws
     /// Keeps one session in one transaction (and drops its partial data); returns its local
     /// id, or nil when it was already kept.
     func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64?
@@ -179,19 +166,19 @@ public struct Synchronizer {
     private func fetch(_ entry: SyncMessage.SessionEntry, bandID: String, current: inout (id: Int64, bytes: Int, of: Int)?,
                        progress: (Int) -> Void) throws -> (SessionRecord, resumed: Int) {
         var bytes: [UInt8] = []
-        if let partial = try sink.partialData(bandID: bandID, bandSessionID: entry.id) {
+        if let partial = try sink.partialDownload(bandID: bandID, bandSessionID: entry.id) {
             if partial.totalLength == entry.dataLength && partial.crc32 == entry.dataCRC32 && partial.bytes.count <= entry.dataLength {
                 bytes = partial.bytes
             } else {
-                try sink.discardPartialData(bandID: bandID, bandSessionID: entry.id)
+                try sink.discardPartialDownload(bandID: bandID, bandSessionID: entry.id)
             }
         }
         let resumed = bytes.count
         var savedAt = bytes.count
         func keep() throws {
             guard bytes.count > savedAt else { return }
-            try sink.savePartialData(bandID: bandID, bandSessionID: entry.id,
-                                     PartialSessionData(totalLength: entry.dataLength, crc32: entry.dataCRC32, bytes: bytes))
+            try sink.savePartialDownload(bandID: bandID, bandSessionID: entry.id,
+                                     PartialDownload(totalLength: entry.dataLength, crc32: entry.dataCRC32, bytes: bytes))
             savedAt = bytes.count
         }
         do {
@@ -219,13 +206,13 @@ public struct Synchronizer {
             throw error
         }
         guard CRC32.checksum(bytes) == entry.dataCRC32 else {
-            try sink.discardPartialData(bandID: bandID, bandSessionID: entry.id)
+            try sink.discardPartialDownload(bandID: bandID, bandSessionID: entry.id)
             throw SessionRefused(reason: "its data arrived damaged (CRC mismatch); the next sync fetches it again", transient: true)
         }
         do {
             return (try SessionCoding.decode(bytes), resumed)
         } catch {
-            try sink.discardPartialData(bandID: bandID, bandSessionID: entry.id)
+            try sink.discardPartialDownload(bandID: bandID, bandSessionID: entry.id)
             throw SessionRefused(reason: "its data cannot be read (\(error)); update the older side", transient: true)
         }
     }

@@ -5,13 +5,37 @@ import Testing
 
 /// The link's protocol, driven frame by frame and byte by byte against the band's
 /// `BandLinkConnection`, with the laptop's `CompanionLink` or hand-made frames.
-struct BandLinkTests {
+final class BandLinkTests {
     let clock = ManualClock(startSeconds: 0)
+    /// The connections hold their hosts unowned, as the band's service does.
+    var retainedHosts: [TestBandHost] = []
 
     /// The frames in bytes the band wrote.
     func frames(_ bytes: some Collection<UInt8>) -> [(kind: UInt8, payload: [UInt8])] {
         var decoder = FrameDecoder()
         return decoder.feed(Array(bytes)).compactMap { if case .frame(let k, let p) = $0 { return (k, p) } else { return nil } }
+    }
+
+    /// The first message of an IK handshake from `laptop` to `bandKey`, framed, and the
+    /// handshake to read the band's answer with.
+    func connectFrame(from laptop: NoiseKeyPair, to bandKey: [UInt8]) throws -> (frame: [UInt8], handshake: NoiseHandshakeState) {
+        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
+                                                localStaticKey: laptop, remoteStaticKey: bandKey)
+        return (Framing.frame(.connect, try handshake.writeMessage(payload: []).message), handshake)
+    }
+
+    /// A band connection with a paired laptop's handshake done by hand, and the laptop's channel.
+    func securedBand() throws -> (BandLinkConnection, SecureChannel) {
+        let host = TestBandHost()
+        let laptop = NoiseKeyPair.generate()
+        host.paired.append(laptop.publicKey)
+        let band = BandLinkConnection(id: 1, host: host, now: 0)
+        var (frame, handshake) = try connectFrame(from: laptop, to: host.staticKeyPair.publicKey)
+        band.receive(frame, now: 0)
+        let channel = SecureChannel(try #require(try handshake.readMessage(frames(band.output)[0].payload).transport))
+        band.wrote(band.output.count)
+        retainedHosts.append(host)
+        return (band, channel)
     }
 
     func refusal(_ connection: BandLinkConnection) -> Refusal? {
@@ -74,9 +98,7 @@ struct BandLinkTests {
         let host = TestBandHost()
         host.add(testRecord(seconds: 60))
         let band = BandLinkConnection(id: 1, host: host, now: 0)
-        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
-                                                localStaticKey: .generate(), remoteStaticKey: host.staticKeyPair.publicKey)
-        band.receive(Framing.frame(.connect, try handshake.writeMessage(payload: []).message), now: 0)
+        band.receive(try connectFrame(from: .generate(), to: host.staticKeyPair.publicKey).frame, now: 0)
         #expect(refusal(band)?.code == .notPaired)
         #expect(band.isFinished)
         // Whatever it sends next is not read.
@@ -89,9 +111,7 @@ struct BandLinkTests {
         let laptop = NoiseKeyPair.generate()
         host.paired.append(laptop.publicKey)
         let band = BandLinkConnection(id: 1, host: host, now: 0)
-        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
-                                                localStaticKey: laptop, remoteStaticKey: NoiseKeyPair.generate().publicKey)
-        band.receive(Framing.frame(.connect, try handshake.writeMessage(payload: []).message), now: 0)
+        band.receive(try connectFrame(from: laptop, to: NoiseKeyPair.generate().publicKey).frame, now: 0)
         #expect(refusal(band)?.code == .handshakeFailed)
     }
 
@@ -186,16 +206,7 @@ struct BandLinkTests {
 
     @Test func replayedReorderedAndTamperedFramesAreRefused() throws {
         for attack in ["replay", "reorder", "tamper"] {
-            let host = TestBandHost()
-            let laptop = NoiseKeyPair.generate()
-            host.paired.append(laptop.publicKey)
-            let band = BandLinkConnection(id: 1, host: host, now: 0)
-            var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
-                                                    localStaticKey: laptop, remoteStaticKey: host.staticKeyPair.publicKey)
-            band.receive(Framing.frame(.connect, try handshake.writeMessage(payload: []).message), now: 0)
-            let transport = try #require(try handshake.readMessage(frames(band.output)[0].payload).transport)
-            band.wrote(band.output.count)
-            var channel = SecureChannel(transport)
+            var (band, channel) = try securedBand()
             let first = try channel.seal(SyncMessage.getSettings.encoded(number: 1))
             let second = try channel.seal(SyncMessage.getSettings.encoded(number: 2))
             let third = try channel.seal(SyncMessage.getSettings.encoded(number: 3))
@@ -218,15 +229,7 @@ struct BandLinkTests {
     }
 
     @Test func aRequestSentAgainGetsTheSameAnswerBytes() throws {
-        let host = TestBandHost()
-        let laptop = NoiseKeyPair.generate()
-        host.paired.append(laptop.publicKey)
-        let band = BandLinkConnection(id: 1, host: host, now: 0)
-        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
-                                                localStaticKey: laptop, remoteStaticKey: host.staticKeyPair.publicKey)
-        band.receive(Framing.frame(.connect, try handshake.writeMessage(payload: []).message), now: 0)
-        var channel = SecureChannel(try #require(try handshake.readMessage(frames(band.output)[0].payload).transport))
-        band.wrote(band.output.count)
+        var (band, channel) = try securedBand()
         let request = Framing.frame(.secure, try channel.seal(SyncMessage.getSettings.encoded(number: 1)))
         band.receive(request, now: 1)
         let answer = Array(band.output)
@@ -238,15 +241,7 @@ struct BandLinkTests {
     }
 
     @Test func oneRequestIsInFlightAtATime() throws {
-        let host = TestBandHost()
-        let laptop = NoiseKeyPair.generate()
-        host.paired.append(laptop.publicKey)
-        let band = BandLinkConnection(id: 1, host: host, now: 0)
-        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
-                                                localStaticKey: laptop, remoteStaticKey: host.staticKeyPair.publicKey)
-        band.receive(Framing.frame(.connect, try handshake.writeMessage(payload: []).message), now: 0)
-        var channel = SecureChannel(try #require(try handshake.readMessage(frames(band.output)[0].payload).transport))
-        band.wrote(band.output.count)
+        var (band, channel) = try securedBand()
         var both: [UInt8] = []
         for n in 1 ... 2 { both += Framing.frame(.secure, try channel.seal(SyncMessage.getSettings.encoded(number: UInt32(n)))) }
         band.receive(both, now: 1)
@@ -290,9 +285,7 @@ struct BandLinkTests {
         band.receive(header, now: 0)
         band.tick(now: 6)
         #expect(band.discardedBytes == header.count)
-        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
-                                                localStaticKey: laptop, remoteStaticKey: host.staticKeyPair.publicKey)
-        band.receive(Framing.frame(.connect, try handshake.writeMessage(payload: []).message), now: 6)
+        band.receive(try connectFrame(from: laptop, to: host.staticKeyPair.publicKey).frame, now: 6)
         #expect(frames(band.output).first?.kind == FrameKind.connect.rawValue)
     }
 
@@ -311,9 +304,7 @@ struct BandLinkTests {
         let host = TestBandHost()
         let laptop = NoiseKeyPair.generate()
         host.paired.append(laptop.publicKey)
-        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
-                                                localStaticKey: laptop, remoteStaticKey: host.staticKeyPair.publicKey)
-        let recorded = Framing.frame(.connect, try handshake.writeMessage(payload: []).message)
+        let recorded = try connectFrame(from: laptop, to: host.staticKeyPair.publicKey).frame
         let band = BandLinkConnection(id: 1, host: host, now: 0)
         band.receive(recorded, now: 0)
         band.wrote(band.output.count)

@@ -76,15 +76,15 @@ final class TestSink: SessionSink {
     var cursor: [String: Int64] = [:]
     var stored: [Int64: SessionRecord] = [:]
     var storeCalls = 0
-    var partials: [Int64: PartialSessionData] = [:]
+    var partials: [Int64: PartialDownload] = [:]
     var completed = 0
 
     func syncCursor(bandID: String) throws -> Int64 { cursor[bandID] ?? 0 }
     func setSyncCursor(bandID: String, _ value: Int64) throws { cursor[bandID] = max(cursor[bandID] ?? 0, value) }
     func storedBandSessionIDs(bandID: String) throws -> Set<Int64> { Set(stored.keys) }
-    func partialData(bandID: String, bandSessionID: Int64) throws -> PartialSessionData? { partials[bandSessionID] }
-    func savePartialData(bandID: String, bandSessionID: Int64, _ partial: PartialSessionData) throws { partials[bandSessionID] = partial }
-    func discardPartialData(bandID: String, bandSessionID: Int64) throws { partials[bandSessionID] = nil }
+    func partialDownload(bandID: String, bandSessionID: Int64) throws -> PartialDownload? { partials[bandSessionID] }
+    func savePartialDownload(bandID: String, bandSessionID: Int64, _ partial: PartialDownload) throws { partials[bandSessionID] = partial }
+    func discardPartialDownload(bandID: String, bandSessionID: Int64) throws { partials[bandSessionID] = nil }
     func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64? {
         storeCalls += 1
         partials[bandSessionID] = nil
