@@ -31,6 +31,11 @@ let package = Package(
             name: "CI2C",
             providers: [.apt(["libi2c-dev"])]
         ),
+        /// zlib, for the sync link's session data (Debian 12: zlib1g-dev).
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // MARK: Hardware, at the edge
         /// Protocols only: I2C bus, GPIO lines, byte streams (serial, TCP), clocks, errors.
@@ -63,16 +68,17 @@ let package = Package(
         ]),
         /// The band's own store: sessions as they are recorded, calibration, settings.
         .target(name: "AmbleBandStore", dependencies: [
-            "AmbleModel", "AmbleStoreSupport", "AmbleSync", .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// The laptop's store: sessions pulled from any number of bands.
         .target(name: "AmbleCompanionStore", dependencies: [
-            "AmbleModel", "AmbleStoreSupport", "AmbleSync", .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// Framing and messages of the band <-> companion link, over any `ByteStream`; the Noise
-        /// handshake and secure channel (X25519, ChaCha20-Poly1305, SHA-256 from swift-crypto).
+        /// handshake and secure channel (X25519, ChaCha20-Poly1305, SHA-256 from swift-crypto);
+        /// session blobs compressed with the system zlib.
         .target(name: "AmbleSync", dependencies: [
-            "AmbleModel", "AmbleHardware", .product(name: "Crypto", package: "swift-crypto"),
+            "AmbleModel", "AmbleHardware", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
         // MARK: Composition
@@ -109,6 +115,11 @@ let package = Package(
             "AmbleSignal", "AmbleRecordings",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        /// The sync link's costs (scripts/bench-sync): session data size, a throttled serial line,
+        /// a flood of hostile peers; not a test.
+        .executableTarget(name: "bench-sync", dependencies: [
+            "AmbleBandStore", "AmbleCompanionStore", "AmbleSync", "AmbleLinux", "AmbleHardware", "AmbleModel",
+        ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 
@@ -121,11 +132,10 @@ let package = Package(
             "AmbleDrivers", "AmbleEmulators", "AmbleHardware", "AmbleSimulation",
         ]),
         .testTarget(name: "AmbleStoreTests", dependencies: [
-            "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
-        ]),
-        .testTarget(name: "AmbleSyncTests", dependencies: [
-            "AmbleSync", "AmbleLinux", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
-        ]),
+            "AmbleBandStore", "AmbleCompanionStore", "AmbleModel", "AmbleLinux",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], exclude: ["Fixtures"]),
+        .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard"]),
         .testTarget(name: "AmbleBandTests", dependencies: [
             "AmbleBand", "AmbleCLI", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",

@@ -6,6 +6,7 @@ import AmbleModel
 import AmbleSignal
 import AmbleSimulation
 import AmbleStateMachines
+import AmbleSync
 import Logging
 
 /// A button as the loop sees it: its line and its debouncer.
@@ -36,6 +37,9 @@ public final class Band {
     var displayFailed = false
     var buttons: [ButtonInput]
     var practice: PracticeMachine
+    /// The wearer's part in pairing, wiping and forgetting laptops: takes the buttons and the
+    /// screen while active.
+    var linkPrompt = LinkPrompt()
     public let simulation: SimulatedBoard?
     let sync: SyncService?
     let signals: SignalWatcher?
@@ -71,6 +75,8 @@ public final class Band {
     var motorFailed = false
     var stopRequested = false
     var scriptEnded = false
+    /// The scripted wearer's answer to the next question the band asks (`answer yes`).
+    var scriptedAnswer: Bool?
 
     init(clock: any BandClock, console: Console, logger: Logger, store: BandStore,
          accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?, display: SSD1306?,
@@ -132,6 +138,15 @@ public final class Band {
     var sessionKilocalories = 0.0
     /// Held while the band runs: no second band records into the same store.
     var dataDirectoryLock: DirectoryLock?
+    /// How far a laptop moved the band's date from the system clock (`amble band time`).
+    var unixOffsetSeconds = 0.0
+    /// The band's date now (the system clock plus the offset a laptop set).
+    public var unixSeconds: Double { clock.unixSeconds + unixOffsetSeconds }
+    /// Synced sessions beyond this many hours of seconds are pruned (board `[storage]`).
+    var maximumSessionHours = 500
+    var nextPruneSeconds = -Double.infinity
+    /// The longest pass of the loop so far, seconds (reported at exit).
+    public private(set) var longestTickSeconds = 0.0
 
     /// The simulated board's loop: band time advances in fixed ticks and waits for real time
     /// to catch up at `speed`. A process that is descheduled pauses band time instead of
@@ -187,6 +202,8 @@ public final class Band {
 
     /// One time round the loop, at the clock's current time.
     func tick() {
+        let started = SystemClock().nowSeconds
+        defer { longestTickSeconds = max(longestTickSeconds, SystemClock().nowSeconds - started) }
         let now = clock.nowSeconds
         runScript(now: now)
         readKeyboard(now: now)
@@ -200,7 +217,20 @@ public final class Band {
             nextSecond += 1
         }
         driveMotor(now: now)
-        sync?.service(now: now)
+        if let sync {
+            sync.service(now: now)
+            for request in sync.takePromptRequests() { performLink(linkPrompt.handle(request, now: now), now: now) }
+        }
+        performLink(linkPrompt.tick(now: now), now: now)
+        if let yes = scriptedAnswer, case .question(_, _, _, let keys) = screen, keys.contains("select") {
+            // The scripted wearer reads the question and answers a second later.
+            scriptedAnswer = nil
+            _ = simulation?.apply(.press(role: yes ? "select" : "back", holdSeconds: ScenarioScript.shortPressSeconds), atSeconds: now + 1)
+        }
+        if now >= nextPruneSeconds {
+            pruneSyncedSessions()
+            nextPruneSeconds = now + 3600
+        }
         if let signal = signals?.takeSignal() {
             logger.info("signal \(signal) received: closing the session and stopping")
             stopRequested = true
@@ -258,7 +288,11 @@ public final class Band {
             }
             events += buttons[index].debouncer.update(now: now)
             for event in events {
-                perform(practice.handle(.button(event)), now: now)
+                if linkPrompt.isActive {
+                    performLink(linkPrompt.button(event, now: now), now: now)
+                } else {
+                    perform(practice.handle(.button(event)), now: now)
+                }
             }
         }
     }
@@ -277,6 +311,10 @@ public final class Band {
     func runScript(now: Double) {
         while let step = script.first, step.timeSeconds <= now {
             script.removeFirst()
+            if case .answer(let yes) = step.action {
+                scriptedAnswer = yes
+                continue
+            }
             if case .end = step.action {
                 logger.notice("script finished")
                 scriptEnded = true
@@ -304,7 +342,7 @@ public final class Band {
         }
         let heartRateGap = heartRateSensor?.takeGap() ?? false
         let report = SecondReport(
-            unixSeconds: clock.unixSeconds - (clock.nowSeconds - bandSeconds),
+            unixSeconds: unixSeconds - (clock.nowSeconds - bandSeconds),
             steps: stepsThisSecond,
             cadenceStepsPerMinute: accelerometerGap && !accelerometer.isHealthy ? 0 : stepCounter.cadenceStepsPerMinute,
             heartRateBPM: estimate?.bpm, heartRateConfidence: estimate?.confidence,
@@ -314,7 +352,9 @@ public final class Band {
             let gait = GaitModel(heightMeters: wearer.heightMeters, weightKilograms: wearer.weightKilograms, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
             sessionKilocalories += gait.activeEnergyKilocalories(cadenceStepsPerMinute: report.cadenceStepsPerMinute, durationSeconds: 1)
         }
-        perform(practice.handle(.secondElapsed(report)), now: bandSeconds)
+        let actions = practice.handle(.secondElapsed(report))
+        // A prompt on screen keeps it; the practice's seconds still count and record.
+        perform(linkPrompt.isActive ? actions.filter { if case .show = $0 { return false } else { return true } } : actions, now: bandSeconds)
     }
 
     /// Carries out what the practice asked for. Store failures are logged, never fatal:
@@ -358,6 +398,7 @@ public final class Band {
                 summary.activeKilocalories = sessionKilocalories
                 do {
                     try store.endSession(sessionID: id, summary: summary)
+                    try SessionDataEncoding.encode(sessionID: id, in: store)
                     logger.notice("\(summary.kind.rawValue) session \(id) stored: \(summary.steps) steps, \(summary.alerts) alerts, \(summary.timeOverLimitSeconds) s over the limit")
                 } catch {
                     logger.error("cannot close session \(id): \(error); it will be closed from its stored seconds at the next start")
@@ -370,7 +411,62 @@ public final class Band {
                 nextSecond = clock.nowSeconds + 1
             case .saveReduction(let percent):
                 do { try store.saveReductionPercent(percent) } catch { logger.error("cannot store the reduction: \(error)") }
+            case .link(let request):
+                performLink(linkPrompt.handle(request, now: now), now: now)
             }
+        }
+    }
+
+    /// Carries out what the wearer's prompt asked for.
+    func performLink(_ actions: [LinkPrompt.Action], now: Double) {
+        for action in actions {
+            switch action {
+            case .show(let next):
+                screen = next
+            case .vibrate(let pattern):
+                haptics.play(scaled(pattern), now: clock.nowSeconds)
+            case .pairingMode(let open):
+                sync?.isPairingModeOpen = open
+                if open && sync == nil { logger.warning("pairing mode, but ambled serves no link: start it with --listen or --serial") }
+            case .pairingAnswer(let connection, let accepted):
+                sync?.wearerAnswered(pairing: connection, accepted: accepted)
+            case .deleteAllAnswer(let accepted):
+                if accepted { wipe() }
+                sync?.deleteAllAnswered(accepted: accepted)
+            case .forgetLaptops:
+                do {
+                    try store.forgetLaptops()
+                    logger.notice("the wearer forgot every paired laptop")
+                } catch {
+                    logger.error("cannot forget the paired laptops: \(error)")
+                }
+                sync?.dropUnpairedConnections()
+            case .done:
+                perform(practice.redraw(), now: now)
+            }
+        }
+    }
+
+    /// Deletes everything on the band (a laptop asked, the wearer confirmed): sessions,
+    /// calibration, settings, paired laptops. The band's id and key stay.
+    func wipe() {
+        do {
+            try store.deleteEverything()
+            practice = PracticeMachine(settings: practice.settings, calibration: nil)
+            logger.notice("the band was wiped at the wearer's confirmation")
+        } catch {
+            logger.error("cannot wipe the band: \(error)")
+        }
+    }
+
+    /// Removes synced sessions past the wearer's retention or the board's space limit.
+    func pruneSyncedSessions() {
+        do {
+            let days = Int(try store.setting(.retentionDays)) ?? 30
+            let removed = try store.prune(nowUnixSeconds: unixSeconds, retentionDays: days, maximumSeconds: maximumSessionHours * 3600)
+            if !removed.isEmpty { logger.info("removed \(removed.count) synced session(s) past \(days) days or \(maximumSessionHours) h of storage") }
+        } catch {
+            logger.error("cannot prune synced sessions: \(error)")
         }
     }
 
@@ -429,12 +525,35 @@ public final class Band {
 
     /// Closes the session under way, stores it, stops the motor and the sync link.
     public func shutDown() {
-        perform(practice.finish(unixSeconds: clock.unixSeconds), now: clock.nowSeconds)
+        perform(practice.finish(unixSeconds: unixSeconds), now: clock.nowSeconds)
         try? motor.set(running: false)
         sync?.close()
         keyboard?.restore()
         drawStatus(now: clock.nowSeconds)
         console.finish()
-        logger.info("stopped")
+        logger.info("stopped; longest loop pass \(Int((longestTickSeconds * 1000).rounded())) ms")
+    }
+}
+
+extension Band: SyncServiceDelegate {
+    var isBusy: Bool { !practice.isIdle || linkPrompt.isActive }
+
+    func setClock(unixSeconds target: Double) -> Double {
+        let moved = target - unixSeconds
+        unixOffsetSeconds += moved
+        do { try store.setClockOffsetSeconds(unixOffsetSeconds) } catch { logger.error("cannot store the clock offset: \(error)") }
+        nextPruneSeconds = -Double.infinity   // sessions' ages changed
+        logger.notice("a laptop set the band's date (moved \(Int(moved.rounded())) s)")
+        return moved
+    }
+
+    func settingChanged(_ setting: BandSetting, to value: String) {
+        logger.notice("a laptop set \(setting.rawValue) = \(value)")
+        switch setting {
+        case .heightCentimeters: wearer.heightMeters = (Double(value) ?? 170) / 100
+        case .weightKilograms: wearer.weightKilograms = Double(value) ?? 70
+        case .retentionDays: nextPruneSeconds = -Double.infinity
+        default: break   // read at the next start (the band's own settings menu is issue 17's)
+        }
     }
 }

@@ -7,6 +7,7 @@ import AmbleLinux
 import AmbleSignal
 import AmbleSimulation
 import AmbleStateMachines
+import AmbleSync
 import Logging
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -63,7 +64,7 @@ public enum BandAssembly {
 
         // Store first: if it cannot open, nothing else matters.
         do {
-            try FileManager.default.createDirectory(atPath: options.dataDirectory, withIntermediateDirectories: true)
+            try makePrivateDirectory(options.dataDirectory)
         } catch {
             throw BandStartError("cannot create the data directory \(options.dataDirectory): \(error)")
         }
@@ -126,7 +127,25 @@ public enum BandAssembly {
         let serial = try options.serialPath.map { path in
             do { return try LinuxSerialPort(path: path, baudRate: options.serialBaudRate) } catch { throw BandStartError("serial \(error)") }
         }
-        let sync = listener == nil && serial == nil ? nil : SyncService(provider: store, listener: listener, serialPath: options.serialPath, serialBaudRate: options.serialBaudRate, serial: serial, logger: logger)
+        // Sessions made by an older build, or closed by crash recovery, get their sync data now,
+        // before the loop starts, so the link never spends the loop's time encoding them.
+        do {
+            for id in try store.sessionsWithoutData() { try SessionDataEncoding.encode(sessionID: id, in: store) }
+        } catch {
+            logger.error("cannot prepare stored sessions for sync: \(error); they are offered when listed")
+        }
+        var sync: SyncService?
+        if listener != nil || serial != nil {
+            let keyPair: NoiseKeyPair
+            do {
+                keyPair = try NoiseKeyPair(privateKey: try store.staticPrivateKey { NoiseKeyPair.generate().privateKey })
+            } catch {
+                throw BandStartError("cannot read or make the band's key in \(storePath): \(error)")
+            }
+            sync = SyncService(store: store, staticKeyPair: keyPair, hasDisplay: board.display != nil, listener: listener,
+                               serialPath: options.serialPath, serialBaudRate: options.serialBaudRate, serial: serial, logger: logger,
+                               now: hardware.clock.nowSeconds)
+        }
         if let listener { logger.info("serving sessions on \(listener.boundAddress) (band \(identity.name), id \(identity.id))") }
         if let serial { logger.info("serving sessions on serial \(serial.peerName) at \(options.serialBaudRate) baud") }
 
@@ -141,6 +160,12 @@ public enum BandAssembly {
         band.speed = options.speed
         band.dataDirectoryLock = lock
         band.wearer = (heightMeters, board.wearer.weightKilograms)
+        band.maximumSessionHours = board.storage.maximumSessionHours
+        band.unixOffsetSeconds = (try? store.clockOffsetSeconds()) ?? 0
+        if let sync {
+            sync.delegate = band
+            sync.wallClock = { [unowned band] in band.unixSeconds }
+        }
         return band
     }
 

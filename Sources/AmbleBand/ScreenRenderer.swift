@@ -10,8 +10,9 @@ enum ScreenRenderer {
         case .menu(let entries, let selected):
             _ = fb.drawText("AMBLE", x: 0, y: 0)
             fb.drawLine(fromX: 0, y: 9, toX: fb.width - 1, y: 9)
+            let spacing = entries.count > 3 ? 10 : 12
             for (i, entry) in entries.enumerated() {
-                let y = 14 + i * 12
+                let y = 13 + i * spacing
                 let title = entry.enabled ? entry.title : "\(entry.title) (lock)"
                 if i == selected {
                     fb.drawRect(x: 0, y: y - 2, width: fb.width, height: 11, filled: true)
@@ -51,6 +52,19 @@ enum ScreenRenderer {
             for (i, line) in wrap(detail, width: 21).prefix(5).enumerated() {
                 _ = fb.drawText(line, x: 0, y: 16 + i * 9)
             }
+        case .question(let title, let detail, let code, let keys):
+            _ = fb.drawText(String(title.prefix(21)), x: 0, y: 0)
+            if let code {
+                // Six digits at scale 2 (12 px each) as "123 456".
+                let shown = code.count == 6 ? String(code.prefix(3)) + " " + String(code.suffix(3)) : code
+                _ = fb.drawText(shown, x: 0, y: 12, scale: 2)
+                _ = fb.drawText(String(detail.prefix(21)), x: 0, y: 34)
+            } else {
+                for (i, line) in wrap(detail, width: 21).prefix(4).enumerated() {
+                    _ = fb.drawText(line, x: 0, y: 12 + i * 9)
+                }
+            }
+            _ = fb.drawText(String(keys.prefix(21)), x: 0, y: 56)
         }
     }
 

@@ -67,8 +67,8 @@ public final class SimulatedBoard {
             guard let place = sensorPlaces[sensor] else { return "no \(sensor.rawValue) on this board" }
             place.bus.plug(place.address)
             return "\(sensor.rawValue) plugged back in (simulated)"
-        case .end:
-            return nil
+        case .answer, .end:
+            return nil   // the band keeps the answer for its next question
         }
     }
 

@@ -17,6 +17,7 @@ enum StatusLine {
         case .calibrating: return "calibrating"
         case .walking(_, _, _, _, _, let over): return over ? "walking-over" : "walking"
         case .notice(let title, _): return "notice\(title)"
+        case .question(let title, let detail, _, _): return "question\(title)\(detail)"
         }
     }
 
@@ -41,6 +42,9 @@ enum StatusLine {
             return "WALK \(clock(Double(elapsed)))  \(pace)\(over ? "  TOO FAST" : "")  \(hr)  steps \(steps)"
         case .notice(let title, let detail):
             return "\(title.uppercased()): \(detail)"
+        case .question(let title, let detail, let code, let keys):
+            let shownCode = code.map { "  CODE \($0.count == 6 ? String($0.prefix(3)) + " " + String($0.suffix(3)) : $0)" } ?? ""
+            return "\(title.uppercased()) \(detail)\(shownCode)\(keys.isEmpty ? "" : "  (\(keys))")"
         }
     }
 

@@ -2,79 +2,450 @@ import AmbleBandStore
 import AmbleHardware
 import AmbleLinux
 import AmbleModel
+import AmbleStateMachines
 import AmbleSync
 import Logging
 
-/// Serves sessions over TCP (a few companions at once) and over a serial line, which is
-/// reopened after a hang-up or an error (unplugging the cable ends a serial sync).
-final class SyncService {
-    /// Companions served at once over TCP; more wait in the listen backlog.
-    static let maximumConnections = 4
-    static let serialReopenSeconds = 5.0
+/// What the link asks of the band's loop.
+protocol SyncServiceDelegate: AnyObject {
+    /// Whether the wearer is in a countdown, calibration, walk or another prompt (a wipe is
+    /// refused until they are back at the menu).
+    var isBusy: Bool { get }
+    /// Sets the band's date; returns how far it moved, seconds.
+    func setClock(unixSeconds: Double) -> Double
+    /// A setting changed from the laptop: the band applies what it can at once.
+    func settingChanged(_ setting: BandSetting, to value: String)
+}
 
-    private let provider: BandStore
+/// The band's side of sync: serves paired laptops over TCP (a few at once) and a serial line
+/// (reopened after a hang-up or an error), and pairs new ones with the wearer's hands.
+///
+/// Each connection is a `BandLinkConnection` (the protocol, pure); this class does the
+/// non-blocking I/O around it and answers the requests from the band's store. Per pass of the
+/// band's loop, each connection reads at most one frame's room and writes what the link takes,
+/// so the link never holds the loop for long, and never holds more than a few frames of
+/// memory per connection, whatever a peer sends.
+final class SyncService: BandLinkHost {
+    /// TCP connections that have not completed a handshake yet. A new one beyond this pushes
+    /// out the oldest (told "busy"), so peers that connect and say nothing cannot keep a paired
+    /// laptop out: its handshake completes in one exchange, and then it has a slot of its own.
+    static let maximumHandshaking = 4
+    /// TCP connections in all; one more is told "busy" and closed.
+    static let maximumConnections = 8
+    /// New TCP connections taken per pass of the loop.
+    static let acceptsPerPass = 4
+    static let serialReopenSeconds = 5.0
+    /// A connection that ended but whose peer does not read its last frame is closed after this.
+    static let lingerSeconds = 2.0
+
+    private struct Link {
+        var connection: BandLinkConnection
+        let stream: any ByteStream
+        let isSerial: Bool
+        var endedAt: Double?
+        /// The stream failed or hung up (a serial line is then reopened).
+        var failed = false
+    }
+
+    private struct Pairing {
+        var laptopKey: [UInt8]
+        var laptopName: String
+        var laptop: Bool?
+        var wearer: Bool?
+        var resolved: SyncMessage.PairingState?
+    }
+
+    let store: BandStore
+    let staticKeyPair: NoiseKeyPair
+    private let hasDisplay: Bool
+    weak var delegate: (any SyncServiceDelegate)?
     private let listener: TCPListener?
-    private var connections: [SyncServerConnection] = []
     private let serialPath: String?
     private let serialBaudRate: Int
-    private var serial: SyncServerConnection?
+    private var links: [Link] = []
     private var serialReopenAt = 0.0
     private var acceptPausedUntil = 0.0
+    private var nextConnectionID = 1
     private let logger: Logger
+    private var now = 0.0
 
-    init(provider: BandStore, listener: TCPListener?, serialPath: String?, serialBaudRate: Int, serial: (any ByteStream)?, logger: Logger) {
-        self.provider = provider
+    /// Pairing mode, opened and closed by the wearer's prompt.
+    var isPairingModeOpen = false
+    private var pairings: [Int: Pairing] = [:]
+    /// Requests for the wearer's prompt, taken by the band after each pass.
+    private var promptRequests: [LinkPrompt.Request] = []
+    private(set) var deleteAllState = SyncMessage.DeleteAllState.none
+    private var deleteAllRequester: [UInt8]?
+    /// The last session data read, for the chunks that follow.
+    private var cachedData: (id: Int64, bytes: [UInt8])?
+
+    init(store: BandStore, staticKeyPair: NoiseKeyPair, hasDisplay: Bool, listener: TCPListener?, serialPath: String?,
+         serialBaudRate: Int, serial: (any ByteStream)?, logger: Logger, now: Double) {
+        self.store = store
+        self.staticKeyPair = staticKeyPair
+        self.hasDisplay = hasDisplay
         self.listener = listener
         self.serialPath = serialPath
         self.serialBaudRate = serialBaudRate
-        self.serial = serial.map { SyncServerConnection(stream: $0, provider: provider) }
         self.logger = logger
+        self.now = now
+        if let serial { addLink(stream: serial, isSerial: true) }
     }
 
     var pollDescriptors: [Int32] {
-        var descriptors = connections.map(\.pollDescriptor)
-        if let listener, connections.count < Self.maximumConnections { descriptors.append(listener.pollDescriptor) }
-        if let serial { descriptors.append(serial.pollDescriptor) }
+        var descriptors = links.filter { $0.connection.wantsInput }.map(\.stream.pollDescriptor)
+        if let listener { descriptors.append(listener.pollDescriptor) }
         return descriptors
     }
 
-    /// Accepts new companions and answers every request that arrived; `now` in band seconds.
+    /// Whether a connection still has bytes to write (the loop then comes back soon).
+    var isSending: Bool { links.contains { !$0.connection.output.isEmpty } }
+
+    /// Accepts new laptops, reads, answers and writes on every connection; `now` in band seconds.
     func service(now: Double) {
-        if let listener, connections.count < Self.maximumConnections, now >= acceptPausedUntil {
-            do {
-                while connections.count < Self.maximumConnections, let connection = try listener.accept() {
-                    logger.info("companion connected from \(connection.peerName)")
-                    connections.append(SyncServerConnection(stream: connection, provider: provider))
+        self.now = now
+        // Existing connections first: a laptop's handshake that has arrived completes before
+        // newer connections may push handshaking ones out.
+        for index in links.indices { serviceLink(index, now: now) }
+        accept(now: now)
+        var kept: [Link] = []
+        for var link in links {
+            guard let ended = link.endedAt, link.failed || link.connection.output.isEmpty || now - ended > Self.lingerSeconds else {
+                kept.append(link)
+                continue
+            }
+            let reason = link.connection.endReason ?? "closed"
+            if link.isSerial && !link.failed {
+                // The line stays open; the next laptop starts a new connection on it.
+                logger.info("serial link: \(reason); ready for the next connection")
+                let unread = link.connection.takeUnreadInput()
+                link.connection = makeConnection(serial: true)
+                link.endedAt = nil
+                if !unread.isEmpty { link.connection.receive(unread, now: now) }
+                kept.append(link)
+            } else {
+                if link.connection.laptopKey != nil || link.isSerial {
+                    logger.info("\(link.isSerial ? "serial link" : "laptop") \(link.stream.peerName) disconnected: \(reason)")
+                } else {
+                    logger.debug("\(link.stream.peerName) disconnected before a handshake: \(reason)")
                 }
-            } catch {
-                // Out of descriptors or memory: say so once a second, not once a tick.
-                logger.warning("accepting a companion failed: \(error)")
-                acceptPausedUntil = now + 1
+                link.stream.close()
+                if link.isSerial {
+                    logger.warning("serial link \(link.stream.peerName) closed; reopening it every \(Int(Self.serialReopenSeconds)) s")
+                    serialReopenAt = now + Self.serialReopenSeconds
+                }
             }
         }
-        connections.removeAll { connection in
-            let alive = connection.service()
-            if !alive { logger.info("companion \(connection.peerName) disconnected") }
-            return !alive
-        }
-        if let link = serial, !link.service() {
-            logger.warning("serial link \(link.peerName) closed; reopening it every \(Int(Self.serialReopenSeconds)) s")
-            serial = nil
-            serialReopenAt = now + Self.serialReopenSeconds
-        }
-        if serial == nil, let serialPath, now >= serialReopenAt {
-            do {
-                serial = SyncServerConnection(stream: try LinuxSerialPort(path: serialPath, baudRate: serialBaudRate), provider: provider)
-                logger.info("serial link \(serialPath) open again")
-            } catch {
-                serialReopenAt = now + Self.serialReopenSeconds
-            }
-        }
+        links = kept
+        reopenSerialIfDue(now: now)
+    }
+
+    /// Requests for the wearer's prompt since the last call.
+    func takePromptRequests() -> [LinkPrompt.Request] {
+        defer { promptRequests.removeAll() }
+        return promptRequests
     }
 
     func close() {
-        connections.forEach { $0.close() }
-        connections.removeAll()
-        serial?.close()
+        for link in links {
+            link.connection.close(reason: "the band is stopping")
+            _ = try? link.stream.writeAvailable(link.connection.output)
+            link.stream.close()
+        }
+        links.removeAll()
+    }
+
+    // MARK: I/O
+
+    private func accept(now: Double) {
+        guard let listener, now >= acceptPausedUntil else { return }
+        do {
+            for _ in 0 ..< Self.acceptsPerPass {
+                guard let stream = try listener.accept() else { break }
+                let tcp = links.indices.filter { !links[$0].isSerial && links[$0].endedAt == nil }
+                let handshaking = tcp.filter { links[$0].connection.isUnproven }
+                if tcp.count >= Self.maximumConnections && handshaking.isEmpty {
+                    refuseBusy(stream)
+                    continue
+                }
+                if handshaking.count >= Self.maximumHandshaking || tcp.count >= Self.maximumConnections,
+                   let oldest = handshaking.min(by: { links[$0].connection.openedSeconds < links[$1].connection.openedSeconds }) {
+                    links[oldest].connection.close(reason: "pushed out by a newer connection while it had not said who it is")
+                    _ = try? links[oldest].stream.writeAvailable(busyRefusal.frame[...])
+                    links[oldest].endedAt = now
+                    links[oldest].failed = true
+                }
+                logger.debug("laptop connected from \(stream.peerName)")
+                addLink(stream: stream, isSerial: false)
+            }
+        } catch {
+            // Out of descriptors or memory: say so once a second, not once a pass.
+            logger.warning("accepting a laptop failed: \(error)")
+            acceptPausedUntil = now + 1
+        }
+    }
+
+    private var busyRefusal: Refusal {
+        Refusal(code: .busy, message: "the band serves \(Self.maximumConnections) connections at once; try again in a minute")
+    }
+
+    private func refuseBusy(_ stream: any ByteStream) {
+        _ = try? stream.writeAvailable(busyRefusal.frame[...])
+        stream.close()
+        logger.debug("refused \(stream.peerName): all \(Self.maximumConnections) connections are in use")
+    }
+
+    private func addLink(stream: any ByteStream, isSerial: Bool) {
+        links.append(Link(connection: makeConnection(serial: isSerial), stream: stream, isSerial: isSerial))
+    }
+
+    private func makeConnection(serial: Bool) -> BandLinkConnection {
+        defer { nextConnectionID += 1 }
+        return BandLinkConnection(id: nextConnectionID, host: self, limits: serial ? .serial(baudRate: serialBaudRate) : .init(), now: now)
+    }
+
+    private func serviceLink(_ index: Int, now: Double) {
+        let link = links[index]
+        let connection = link.connection
+        do {
+            if link.endedAt == nil, connection.wantsInput {
+                guard let bytes = try link.stream.read(maxCount: min(connection.freeInputCapacity, Framing.maximumFrameLength), timeoutSeconds: 0) else {
+                    connection.close(reason: link.isSerial ? "the serial line hung up" : "the laptop closed the connection")
+                    links[index].endedAt = now
+                    links[index].failed = true
+                    return
+                }
+                if !bytes.isEmpty { connection.receive(bytes, now: now) }
+            }
+            connection.tick(now: now)
+            if !connection.output.isEmpty {
+                connection.wrote(try link.stream.writeAvailable(connection.output))
+            }
+            if connection.isFinished && links[index].endedAt == nil { links[index].endedAt = now }
+        } catch {
+            connection.close(reason: "\(error)")
+            links[index].endedAt = now
+            links[index].failed = true
+        }
+    }
+
+    private func reopenSerialIfDue(now: Double) {
+        guard let serialPath, !links.contains(where: \.isSerial), now >= serialReopenAt else { return }
+        do {
+            addLink(stream: try LinuxSerialPort(path: serialPath, baudRate: serialBaudRate), isSerial: true)
+            logger.info("serial link \(serialPath) open again")
+        } catch {
+            serialReopenAt = now + Self.serialReopenSeconds
+        }
+    }
+
+    /// Ends the secure connections of laptops no longer paired (the wearer forgot them, or the
+    /// band was wiped), except `keeping`.
+    func dropUnpairedConnections(keeping: [UInt8]? = nil) {
+        for index in links.indices {
+            guard let key = links[index].connection.laptopKey, key != keeping, links[index].connection.isSecure, !isPaired(laptopKey: key) else { continue }
+            links[index].connection.close(reason: "the laptop is no longer paired")
+        }
+    }
+
+    // MARK: BandLinkHost
+
+    func bandIdentity() -> (id: String, name: String) {
+        let identity = (try? store.identity(defaultName: "Amble band")) ?? BandIdentity(id: "unknown", name: "Amble band")
+        return (identity.id, identity.name.prefixOfUTF8(SyncMessage.maximumNameLength))
+    }
+
+    func isPaired(laptopKey: [UInt8]) -> Bool {
+        ((try? store.pairedLaptops()) ?? []).contains { $0.publicKey == laptopKey }
+    }
+
+    func pairingMethod() -> PairingMethod? {
+        guard isPairingModeOpen, pairings.isEmpty else { return nil }
+        return hasDisplay ? .comparison : .passkey
+    }
+
+    func pairingBegan(connection: Int, laptopKey: [UInt8], laptopName: String, codes: PairingCodes, method: PairingMethod) {
+        pairings[connection] = Pairing(laptopKey: laptopKey, laptopName: laptopName)
+        logger.notice("laptop \"\(laptopName)\" wants to pair; waiting for the wearer")
+        promptRequests.append(.confirmPairing(connection: connection, laptopName: laptopName,
+                                              code: method == .comparison ? codes.comparisonDigits : nil,
+                                              buzz: method == .passkey ? .passkey(codes.passkeyDigits) : nil))
+    }
+
+    func pairingVerdict(connection: Int, accepted: Bool) -> SyncMessage.PairingState {
+        guard pairings[connection] != nil else { return .declined }
+        if pairings[connection]!.laptop == nil { pairings[connection]!.laptop = accepted }
+        return resolve(connection)
+    }
+
+    func pairingState(connection: Int) -> SyncMessage.PairingState {
+        pairings[connection] == nil ? .declined : resolve(connection)
+    }
+
+    func pairingEnded(connection: Int) {
+        guard let pairing = pairings.removeValue(forKey: connection) else { return }
+        if pairing.resolved == nil { promptRequests.append(.pairingEnded(connection: connection)) }
+    }
+
+    /// The wearer's press on the pairing question, or no when it timed out on the band (a
+    /// later no overrides an earlier yes while nothing is settled).
+    func wearerAnswered(pairing connection: Int, accepted: Bool) {
+        guard let pairing = pairings[connection], pairing.resolved == nil else { return }
+        if pairing.wearer == nil || !accepted { pairings[connection]!.wearer = accepted }
+        _ = resolve(connection)
+    }
+
+    private func resolve(_ connection: Int) -> SyncMessage.PairingState {
+        guard let pairing = pairings[connection] else { return .declined }
+        if let resolved = pairing.resolved { return resolved }
+        let state: SyncMessage.PairingState
+        if pairing.laptop == false || pairing.wearer == false {
+            state = .declined
+        } else if pairing.laptop == true && pairing.wearer == true {
+            do {
+                try store.addPairedLaptop(PairedLaptop(publicKey: pairing.laptopKey, name: pairing.laptopName, pairedUnixSeconds: wallClock()))
+                state = .paired
+                logger.notice("paired with laptop \"\(pairing.laptopName)\"")
+            } catch {
+                logger.error("cannot store the paired laptop: \(error)")
+                state = .declined
+            }
+        } else {
+            return .awaitingWearer
+        }
+        pairings[connection]!.resolved = state
+        promptRequests.append(.pairingResolved(connection: connection, paired: state == .paired))
+        return state
+    }
+
+    /// The wearer's answer to a laptop's delete-all request (after the band wiped itself, if yes).
+    func deleteAllAnswered(accepted: Bool) {
+        guard deleteAllState == .awaitingWearer else { return }
+        deleteAllState = accepted ? .done : .declined
+        if accepted {
+            cachedData = nil
+            dropUnpairedConnections(keeping: deleteAllRequester)
+        }
+    }
+
+    func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage {
+        if case .deleteAll(.status) = request, laptopKey == deleteAllRequester {
+            return .deleteAllState(deleteAllState)
+        }
+        guard isPaired(laptopKey: laptopKey) else {
+            return .failure(code: .notPaired, message: "this laptop is no longer paired with the band: pair again")
+        }
+        do {
+            return try answerPaired(request, laptopKey: laptopKey)
+        } catch {
+            logger.error("sync: the band's store failed: \(error)")
+            return .failure(code: .internalError, message: "the band's store failed: \(error)")
+        }
+    }
+
+    private func answerPaired(_ request: SyncMessage, laptopKey: [UInt8]) throws -> SyncMessage {
+        switch request {
+        case .hello(let lowest, let highest, _):
+            let version = min(highest, SyncMessage.highestVersion)
+            guard version >= max(lowest, SyncMessage.lowestVersion) else {
+                return .failure(code: .unsupportedVersion, message: "this band speaks sync \(SyncMessage.lowestVersion)...\(SyncMessage.highestVersion), the laptop \(lowest)...\(highest): update the older side")
+            }
+            let identity = bandIdentity()
+            return .welcome(version: version, bandID: identity.id, bandName: identity.name, bandUnixSeconds: wallClock())
+        case .listSessions(let after):
+            let sessions = try store.finishedSessions(afterID: after, limit: SyncMessage.maximumListLength)
+            var sizes = try store.sessionDataSizes(ids: sessions.map(\.id))
+            for session in sessions where sizes[session.id] == nil {
+                // Made before this build or closed by crash recovery: encoded now, once.
+                if let encoded = try SessionDataEncoding.encode(sessionID: session.id, in: store) { sizes[session.id] = encoded }
+            }
+            // As many as fit one frame (a summary is about 100 bytes); `more` sends the laptop back.
+            var entries: [SyncMessage.SessionEntry] = []
+            var size = 16
+            var more = sessions.count == SyncMessage.maximumListLength
+            for session in sessions {
+                guard let data = sizes[session.id] else { continue }
+                let entry = SyncMessage.SessionEntry(id: session.id, summary: session.summary, dataLength: data.length,
+                                                     dataCRC32: data.crc32, synced: session.syncedUnixSeconds != nil)
+                let entrySize = SyncMessage.sessionList([entry], more: false).encoded(number: 0).count
+                if size + entrySize > SyncMessage.maximumChunkLength && !entries.isEmpty {
+                    more = true
+                    break
+                }
+                entries.append(entry)
+                size += entrySize
+            }
+            return .sessionList(entries, more: more)
+        case .getChunk(let id, let offset, let maximumLength):
+            let bytes: [UInt8]
+            if let cached = cachedData, cached.id == id {
+                bytes = cached.bytes
+            } else {
+                guard let data = try store.sessionData(id: id) else {
+                    return .failure(code: .notFound, message: "no finished session \(id) on this band")
+                }
+                bytes = data.bytes
+                cachedData = (id, bytes)
+            }
+            guard offset < bytes.count, maximumLength > 0 else {
+                return .failure(code: .badRequest, message: "session \(id) has \(bytes.count) bytes; offset \(offset) is past them")
+            }
+            let end = min(bytes.count, offset + min(maximumLength, SyncMessage.maximumChunkLength))
+            return .chunk(sessionID: id, offset: offset, totalLength: bytes.count, bytes: Array(bytes[offset ..< end]))
+        case .acknowledge(let id):
+            guard try store.markSynced(id: id, atUnixSeconds: wallClock()) else {
+                return .failure(code: .notFound, message: "no finished session \(id) on this band")
+            }
+            return .acknowledged(sessionID: id)
+        case .getSettings:
+            return .settings(try store.settings().map { SyncMessage.SettingValue(key: $0.0.rawValue, value: $0.1) })
+        case .setSetting(let key, let value):
+            guard let setting = BandSetting(rawValue: key) else {
+                return .failure(code: .badValue, message: "no setting \"\(key)\"; the band has \(BandSetting.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            do {
+                let stored = try store.set(setting, to: value)
+                delegate?.settingChanged(setting, to: stored)
+                return .settings([SyncMessage.SettingValue(key: key, value: stored)])
+            } catch let error as BandSettingError {
+                return .failure(code: .badValue, message: error.description)
+            }
+        case .setClock(let unix):
+            guard unix > 1_500_000_000, unix < 4_102_444_800 else {
+                return .failure(code: .badValue, message: "\(unix) is not a date between 2017 and 2100")
+            }
+            return .clockSet(offsetSeconds: delegate?.setClock(unixSeconds: unix) ?? 0)
+        case .deleteAll(.request):
+            if delegate?.isBusy == true {
+                return .failure(code: .busy, message: "the band's wearer is busy (a walk, a calibration or another question); ask again when the band shows its menu")
+            }
+            if deleteAllState == .awaitingWearer {
+                return .failure(code: .busy, message: "the band already asks its wearer about a wipe")
+            }
+            deleteAllState = .awaitingWearer
+            deleteAllRequester = laptopKey
+            promptRequests.append(.confirmDeleteAll)
+            return .deleteAllState(.awaitingWearer)
+        case .deleteAll(.status):
+            return .deleteAllState(laptopKey == deleteAllRequester ? deleteAllState : .none)
+        default:
+            return .failure(code: .badRequest, message: "not a request this band answers")
+        }
+    }
+
+    /// The band's date now (with any offset the laptop set).
+    var wallClock: () -> Double = { 0 }
+}
+
+/// A finished session's data as the link sends it: encoded once (when it ends, or for older
+/// sessions when first listed) and kept in the band's store.
+enum SessionDataEncoding {
+    @discardableResult
+    static func encode(sessionID: Int64, in store: BandStore) throws -> (length: Int, crc32: UInt32)? {
+        guard let record = try store.session(id: sessionID) else { return nil }
+        let bytes = SessionCoding.encode(record)
+        let crc = CRC32.checksum(bytes)
+        try store.setSessionData(id: sessionID, bytes: bytes, crc32: crc)
+        return (bytes.count, crc)
     }
 }

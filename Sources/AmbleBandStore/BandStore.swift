@@ -1,6 +1,5 @@
 import AmbleModel
 import AmbleStoreSupport
-import AmbleSync
 import GRDB
 import Synchronization
 #if canImport(FoundationEssentials)
@@ -20,8 +19,30 @@ public struct BandIdentity: Equatable, Sendable, Codable {
     }
 }
 
+/// A laptop paired with the band: its static public key (Curve25519, 32 bytes) and name.
+public struct PairedLaptop: Equatable, Sendable {
+    public var publicKey: [UInt8]
+    public var name: String
+    public var pairedUnixSeconds: Double
+
+    public init(publicKey: [UInt8], name: String, pairedUnixSeconds: Double) {
+        self.publicKey = publicKey
+        self.name = name
+        self.pairedUnixSeconds = pairedUnixSeconds
+    }
+}
+
+/// A finished session as the band offers it for sync.
+public struct StoredSession: Equatable, Sendable {
+    public var id: Int64
+    public var summary: SessionSummary
+    /// When a laptop acknowledged it (nil: not synced yet).
+    public var syncedUnixSeconds: Double?
+}
+
 /// The band's store: every session as it is recorded (a row per second, written as it
-/// happens), the calibration and the wearer's last choices. One SQLite file in WAL mode.
+/// happens), the calibration, the wearer's settings, the band's key and the laptops paired
+/// with it. One SQLite file in WAL mode, 0600.
 public final class BandStore: Sendable {
     private let writer: any DatabaseWriter
     /// The identity once read or made: it never changes afterwards (asked at every sync).
@@ -35,37 +56,153 @@ public final class BandStore: Sendable {
         try recoverOpenSessions()
     }
 
+    /// Opens a store at an earlier schema version, for the upgrade tests.
+    init(path: String?, upTo version: String) throws {
+        writer = try openDatabase(path: path)
+        try Self.migrator.migrate(writer, upTo: version)
+    }
+
+    /// The schema's versions, in order. Each migration's SQL is written out inside it and never
+    /// edited once shipped: a database made by any earlier build upgrades the same way.
+    public static let versions = ["v1", "v2-energy", "v3-sync"]
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try SessionTables.create(in: db)
-            try db.create(table: "setting") { t in
-                t.primaryKey("key", .text)
-                t.column("value", .text).notNull()
-            }
+            try db.execute(sql: """
+                CREATE TABLE "session" (
+                  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "kind" TEXT NOT NULL CHECK ("kind" IN ('calibration', 'mindful-walk')),
+                  "start_unix" DOUBLE NOT NULL,
+                  "end_unix" DOUBLE,
+                  "steps" INTEGER NOT NULL DEFAULT 0,
+                  "distance_m" DOUBLE NOT NULL DEFAULT 0,
+                  "avg_hr_bpm" DOUBLE,
+                  "alerts" INTEGER NOT NULL DEFAULT 0,
+                  "time_over_limit_s" INTEGER NOT NULL DEFAULT 0,
+                  "gap_s" INTEGER NOT NULL DEFAULT 0,
+                  "rmssd_ms" DOUBLE,
+                  "measured_cadence_spm" DOUBLE,
+                  "calibrated_cadence_spm" DOUBLE,
+                  "reduction_percent" INTEGER,
+                  "limit_cadence_spm" DOUBLE,
+                  "step_length_m" DOUBLE NOT NULL);
+                CREATE TABLE "session_second" (
+                  "session_id" INTEGER NOT NULL REFERENCES "session"("id") ON DELETE CASCADE,
+                  "offset_s" INTEGER NOT NULL,
+                  "steps" INTEGER NOT NULL,
+                  "cadence_spm" DOUBLE NOT NULL,
+                  "hr_bpm" DOUBLE,
+                  "hr_confidence" DOUBLE,
+                  "over_limit" BOOLEAN NOT NULL,
+                  "alerts" INTEGER NOT NULL,
+                  "accelerometer_gap" BOOLEAN NOT NULL,
+                  "hr_gap" BOOLEAN NOT NULL,
+                  PRIMARY KEY ("session_id", "offset_s"));
+                CREATE TABLE "setting" ("key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL);
+                """)
         }
         migrator.registerMigration("v2-energy") { db in
-            try SessionTables.addEnergy(in: db)
+            try db.execute(sql: #"ALTER TABLE "session" ADD COLUMN "active_kcal" DOUBLE"#)
+        }
+        migrator.registerMigration("v3-sync") { db in
+            try db.execute(sql: """
+                ALTER TABLE "session" ADD COLUMN "synced_unix" DOUBLE;
+                CREATE TABLE "band_key" ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "private_key" BLOB NOT NULL CHECK (length("private_key") = 32));
+                CREATE TABLE "paired_laptop" (
+                  "public_key" BLOB PRIMARY KEY CHECK (length("public_key") = 32),
+                  "name" TEXT NOT NULL,
+                  "paired_unix" DOUBLE NOT NULL);
+                CREATE TABLE "session_data" (
+                  "session_id" INTEGER PRIMARY KEY REFERENCES "session"("id") ON DELETE CASCADE,
+                  "bytes" BLOB NOT NULL,
+                  "crc32" INTEGER NOT NULL);
+                """)
         }
         return migrator
     }
 
-    // MARK: Identity and settings
+    // MARK: Identity, key and pairing
 
     /// The band's identity, made on first use.
     public func identity(defaultName: String) throws -> BandIdentity {
         if let known = knownIdentity.withLock({ $0 }) { return known }
         let identity = try writer.write { db in
-            if let id = try Self.setting(db, "band_id"), let name = try Self.setting(db, "band_name") {
+            if let id = try Self.setting(db, "band_id") {
+                let name = try Self.setting(db, BandSetting.bandName.rawValue) ?? Self.setting(db, "band_name") ?? defaultName
                 return BandIdentity(id: id, name: name)
             }
             let identity = BandIdentity(id: UUID().uuidString.lowercased(), name: defaultName)
             try Self.setSetting(db, "band_id", identity.id)
-            try Self.setSetting(db, "band_name", identity.name)
+            try Self.setSetting(db, BandSetting.bandName.rawValue, identity.name)
             return identity
         }
         knownIdentity.withLock { $0 = identity }
         return identity
+    }
+
+    /// The band's static private key (Curve25519), made with `make` on first use.
+    public func staticPrivateKey(make: () -> [UInt8]) throws -> [UInt8] {
+        try writer.write { db in
+            if let key = try Data.fetchOne(db, sql: #"SELECT "private_key" FROM "band_key" WHERE "id" = 1"#) { return [UInt8](key) }
+            let key = make()
+            try db.execute(sql: #"INSERT INTO "band_key" ("id", "private_key") VALUES (1, ?)"#, arguments: [Data(key)])
+            return key
+        }
+    }
+
+    public func pairedLaptops() throws -> [PairedLaptop] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: #"SELECT * FROM "paired_laptop" ORDER BY "paired_unix""#).map {
+                PairedLaptop(publicKey: [UInt8]($0["public_key"] as Data), name: $0["name"], pairedUnixSeconds: $0["paired_unix"])
+            }
+        }
+    }
+
+    public func addPairedLaptop(_ laptop: PairedLaptop) throws {
+        try writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO "paired_laptop" ("public_key", "name", "paired_unix") VALUES (?, ?, ?)
+                ON CONFLICT("public_key") DO UPDATE SET "name" = excluded."name", "paired_unix" = excluded."paired_unix"
+                """, arguments: [Data(laptop.publicKey), laptop.name, laptop.pairedUnixSeconds])
+        }
+    }
+
+    /// Forgets every paired laptop (the menu's "forget laptops").
+    public func forgetLaptops() throws {
+        try writer.write { db in try db.execute(sql: #"DELETE FROM "paired_laptop""#) }
+    }
+
+    // MARK: Settings
+
+    /// Every setting a companion may read, with its value (the default where never set).
+    public func settings() throws -> [(BandSetting, String)] {
+        try writer.read { db in
+            try BandSetting.allCases.map { ($0, try Self.setting(db, $0.rawValue) ?? $0.defaultValue) }
+        }
+    }
+
+    public func setting(_ setting: BandSetting) throws -> String {
+        try writer.read { db in try Self.setting(db, setting.rawValue) ?? setting.defaultValue }
+    }
+
+    /// Sets a setting; returns the value stored (canonical form).
+    @discardableResult
+    public func set(_ setting: BandSetting, to raw: String) throws -> String {
+        let value = try setting.validate(raw)
+        try writer.write { db in try Self.setSetting(db, setting.rawValue, value) }
+        if setting == .bandName { knownIdentity.withLock { $0?.name = value } }
+        return value
+    }
+
+    /// How far the laptop moved the band's date from the system clock (`amble band time`),
+    /// seconds; 0 until set. The system clock itself is left alone (setting it needs root).
+    public func clockOffsetSeconds() throws -> Double {
+        try writer.read { db in try Self.setting(db, "clock_offset_s").flatMap(Double.init) ?? 0 }
+    }
+
+    public func setClockOffsetSeconds(_ offset: Double) throws {
+        try writer.write { db in try Self.setSetting(db, "clock_offset_s", String(offset)) }
     }
 
     public func loadCalibration() throws -> Calibration? {
@@ -81,19 +218,20 @@ public final class BandStore: Sendable {
     }
 
     public func loadReductionPercent() throws -> Int? {
-        try writer.read { db in try Self.setting(db, "reduction_percent").flatMap { Int($0) } }
+        try writer.read { db in try Self.setting(db, BandSetting.reductionPercent.rawValue).flatMap { Int($0) } }
     }
 
     public func saveReductionPercent(_ percent: Int) throws {
-        try writer.write { db in try Self.setSetting(db, "reduction_percent", String(percent)) }
+        try set(.reductionPercent, to: String(percent))
     }
 
     private static func setting(_ db: Database, _ key: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key])
+        try String.fetchOne(db, sql: #"SELECT "value" FROM "setting" WHERE "key" = ?"#, arguments: [key])
     }
 
     private static func setSetting(_ db: Database, _ key: String, _ value: String) throws {
-        try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key, value])
+        try db.execute(sql: #"INSERT INTO "setting" ("key", "value") VALUES (?, ?) ON CONFLICT("key") DO UPDATE SET "value" = excluded."value""#,
+                       arguments: [key, value])
     }
 
     // MARK: Recording
@@ -101,18 +239,24 @@ public final class BandStore: Sendable {
     /// Starts a session row; returns its id.
     public func beginSession(kind: SessionKind, startUnixSeconds: Double, parameters: SessionParameters) throws -> Int64 {
         try writer.write { db in
-            try SessionTables.insertSession(db, kind: kind, startUnixSeconds: startUnixSeconds, parameters: parameters)
+            var row = SessionRow(kind: kind, startUnixSeconds: startUnixSeconds, parameters: parameters)
+            try row.insert(db)
+            return row.id!
         }
     }
 
     /// Stores one second of a session under way.
-    public func appendSecond(sessionID: Int64, _ row: SessionSecond) throws {
-        try writer.write { db in try SessionTables.insertSecond(db, sessionID: sessionID, row) }
+    public func appendSecond(sessionID: Int64, _ second: SessionSecond) throws {
+        try writer.write { db in try SecondRow(sessionID: sessionID, second).insert(db) }
     }
 
     /// Closes a session with its summary.
     public func endSession(sessionID: Int64, summary: SessionSummary) throws {
-        try writer.write { db in try SessionTables.writeSummary(db, sessionID: sessionID, summary: summary) }
+        try writer.write { db in
+            guard var row = try SessionRow.fetchOne(db, key: sessionID) else { return }
+            row.apply(summary)
+            try row.update(db)
+        }
     }
 
     /// Closes sessions a crash left open, with totals made from the seconds they recorded.
@@ -120,44 +264,129 @@ public final class BandStore: Sendable {
     @discardableResult
     public func recoverOpenSessions() throws -> Int {
         try writer.write { db in
-            let open = try Row.fetchAll(db, sql: "SELECT * FROM session WHERE end_unix IS NULL")
-            for row in open {
-                let id: Int64 = row["id"]
-                let seconds = try SessionTables.seconds(db, sessionID: id)
-                let start: Double = row["start_unix"]
-                let kind = SessionKind(rawValue: row["kind"]) ?? .mindfulWalk
-                let end = start + Double((seconds.last?.offsetSeconds ?? -1) + 1)
-                let summary = SessionTally(seconds).summary(kind: kind, startUnixSeconds: start, endUnixSeconds: end, parameters: SessionTables.parameters(from: row))
-                try SessionTables.writeSummary(db, sessionID: id, summary: summary)
+            let open = try SessionRow.filter(SessionRow.Columns.endUnix == nil).fetchAll(db)
+            for var row in open {
+                let seconds = try SecondRow.seconds(db, sessionID: row.id!)
+                let end = row.startUnix + Double((seconds.last?.offsetSeconds ?? -1) + 1)
+                row.apply(SessionTally(seconds).summary(kind: row.sessionKind, startUnixSeconds: row.startUnix, endUnixSeconds: end,
+                                                        parameters: row.parameters))
+                try row.update(db)
             }
             return open.count
         }
     }
 
-    // MARK: Reading
+    // MARK: Reading and sync
 
-    /// Finished sessions with an id above `afterID` (all when nil), oldest first.
-    public func finishedSessions(afterID: Int64? = nil) throws -> [SessionListing] {
+    /// Finished sessions with an id above `afterID` (all when nil), oldest first, at most `limit`.
+    public func finishedSessions(afterID: Int64? = nil, limit: Int = .max) throws -> [StoredSession] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM session WHERE end_unix IS NOT NULL AND id > ? ORDER BY id", arguments: [afterID ?? 0])
-                .compactMap { row in SessionTables.summary(from: row).map { SessionListing(id: row["id"], summary: $0) } }
+            try SessionRow
+                .filter(SessionRow.Columns.endUnix != nil && SessionRow.Columns.id > (afterID ?? 0))
+                .order(SessionRow.Columns.id)
+                .limit(limit)
+                .fetchAll(db)
+                .compactMap { row in row.summary.map { StoredSession(id: row.id!, summary: $0, syncedUnixSeconds: row.syncedUnix) } }
         }
     }
 
     /// A finished session with its seconds.
     public func session(id: Int64) throws -> SessionRecord? {
         try writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id = ?", arguments: [id]),
-                  let summary = SessionTables.summary(from: row) else { return nil }
-            return SessionRecord(summary: summary, seconds: try SessionTables.seconds(db, sessionID: id))
+            guard let row = try SessionRow.fetchOne(db, key: id), let summary = row.summary else { return nil }
+            return SessionRecord(summary: summary, seconds: try SecondRow.seconds(db, sessionID: id))
         }
     }
-}
 
-extension BandStore: SessionProvider {
-    /// The identity made at the band's first start (named then from its board file).
-    public func bandIdentity() throws -> (id: String, name: String) {
-        let identity = try identity(defaultName: "Amble band")
-        return (identity.id, identity.name)
+    /// Marks a finished session synced (a laptop committed it). Returns false when there is no
+    /// such finished session.
+    @discardableResult
+    public func markSynced(id: Int64, atUnixSeconds now: Double) throws -> Bool {
+        try writer.write { db in
+            guard var row = try SessionRow.fetchOne(db, key: id), row.endUnix != nil else { return false }
+            if row.syncedUnix == nil {
+                row.syncedUnix = now
+                try row.update(db)
+            }
+            return true
+        }
+    }
+
+    /// A finished session's data as the sync link sends it (compact and compressed; the band
+    /// encodes it once, when the session ends), with its length and CRC-32.
+    public func sessionData(id: Int64) throws -> (bytes: [UInt8], crc32: UInt32)? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: #"SELECT "bytes", "crc32" FROM "session_data" WHERE "session_id" = ?"#, arguments: [id])
+            else { return nil }
+            return ([UInt8](row["bytes"] as Data), UInt32(truncatingIfNeeded: row["crc32"] as Int64))
+        }
+    }
+
+    /// Length and CRC-32 of the data of each of `ids` that has it.
+    public func sessionDataSizes(ids: [Int64]) throws -> [Int64: (length: Int, crc32: UInt32)] {
+        try writer.read { db in
+            var sizes: [Int64: (Int, UInt32)] = [:]
+            let rows = try Row.fetchCursor(db, sql: #"SELECT "session_id", length("bytes") AS "length", "crc32" FROM "session_data" WHERE "session_id" IN (SELECT value FROM json_each(?))"#,
+                                           arguments: [String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)])
+            while let row = try rows.next() {
+                sizes[row["session_id"]] = (row["length"], UInt32(truncatingIfNeeded: row["crc32"] as Int64))
+            }
+            return sizes
+        }
+    }
+
+    /// Keeps a finished session's encoded data.
+    public func setSessionData(id: Int64, bytes: [UInt8], crc32: UInt32) throws {
+        try writer.write { db in
+            try db.execute(sql: #"INSERT OR REPLACE INTO "session_data" ("session_id", "bytes", "crc32") VALUES (?, ?, ?)"#,
+                           arguments: [id, Data(bytes), Int64(crc32)])
+        }
+    }
+
+    /// Finished sessions whose data is not encoded yet (made by an older build, or closed by
+    /// crash recovery), oldest first.
+    public func sessionsWithoutData() throws -> [Int64] {
+        try writer.read { db in
+            try Int64.fetchAll(db, sql: """
+                SELECT "id" FROM "session" WHERE "end_unix" IS NOT NULL
+                AND "id" NOT IN (SELECT "session_id" FROM "session_data") ORDER BY "id"
+                """)
+        }
+    }
+
+    /// Removes synced sessions older than `retentionDays` (by their end), and then, while the
+    /// seconds stored exceed `maximumSeconds`, the oldest synced ones. A session not synced is
+    /// never removed. Returns the ids removed.
+    @discardableResult
+    public func prune(nowUnixSeconds now: Double, retentionDays: Int, maximumSeconds: Int = .max) throws -> [Int64] {
+        try writer.write { db in
+            var removed: [Int64] = []
+            let cutoff = now - Double(retentionDays) * 86_400
+            let old = try Int64.fetchAll(db, sql: #"SELECT "id" FROM "session" WHERE "synced_unix" IS NOT NULL AND "end_unix" < ? ORDER BY "id""#,
+                                         arguments: [cutoff])
+            for id in old { _ = try SessionRow.deleteOne(db, key: id) }
+            removed += old
+            var stored = try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "session_second""#) ?? 0
+            while stored > maximumSeconds,
+                  let id = try Int64.fetchOne(db, sql: #"SELECT "id" FROM "session" WHERE "synced_unix" IS NOT NULL ORDER BY "id" LIMIT 1"#) {
+                let count = try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "session_second" WHERE "session_id" = ?"#, arguments: [id]) ?? 0
+                _ = try SessionRow.deleteOne(db, key: id)
+                removed.append(id)
+                stored -= count
+            }
+            return removed
+        }
+    }
+
+    /// Removes every session, the calibration, the settings and the paired laptops: the band
+    /// as new (its identity and key stay, so that it can be paired again).
+    public func deleteEverything() throws {
+        try writer.write { db in
+            try db.execute(sql: """
+                DELETE FROM "session_data"; DELETE FROM "session_second"; DELETE FROM "session"; DELETE FROM "paired_laptop";
+                DELETE FROM "setting" WHERE "key" NOT IN ('band_id', 'clock_offset_s');
+                """)
+        }
+        knownIdentity.withLock { $0 = nil }
     }
 }

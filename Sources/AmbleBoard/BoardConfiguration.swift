@@ -92,6 +92,14 @@ public struct BoardConfiguration: Equatable, Sendable {
         public var calibrationDistanceMeters: Double?
     }
 
+    /// How much the band keeps (`[storage]`).
+    public struct StorageSpec: Equatable, Sendable {
+        /// Synced sessions are removed, oldest first, while the seconds stored exceed this many
+        /// hours (sessions not synced are never removed). The age limit is the wearer's
+        /// `retention_days` setting.
+        public var maximumSessionHours: Int = 500
+    }
+
     /// Where the file came from (for messages).
     public var file: String
     /// Lines of the keys as written (`accelerometer.rate_hz` -> 12), for errors found later.
@@ -108,6 +116,7 @@ public struct BoardConfiguration: Equatable, Sendable {
     public var wearer: WearerSpec
     public var simulation: SimulationSpec?
     public var practice: PracticeSpec
+    public var storage = StorageSpec()
 
     /// An error about `key` (`accelerometer.rate_hz`), pointing at its line in the file.
     public func error(key: String, _ message: String) -> BoardError {

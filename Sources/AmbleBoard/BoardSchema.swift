@@ -5,7 +5,7 @@ enum BoardSchema {
     static let displayChips = ["ssd1306"]
 
     static func read(_ top: TableReader) throws(BoardError) -> BoardConfiguration {
-        try top.rejectUnknownKeys(known: ["name", "platform", "accelerometer", "heart_rate", "motor", "button", "display", "wearer", "simulation", "practice"])
+        try top.rejectUnknownKeys(known: ["name", "platform", "accelerometer", "heart_rate", "motor", "button", "display", "wearer", "simulation", "practice", "storage"])
         let name = try top.string("name")
         let platform = BoardConfiguration.Platform(rawValue: try top.string("platform", allowed: BoardConfiguration.Platform.allCases.map(\.rawValue)))!
 
@@ -72,9 +72,17 @@ enum BoardSchema {
             }
         }
 
-        return BoardConfiguration(file: top.file, name: name, platform: platform, accelerometer: accelerometer, heartRate: heartRate,
-                                  motor: motor, motorStrength: strength, buttons: buttons, display: display, wearer: wearer,
-                                  simulation: simulation, practice: practice)
+        var storage = BoardConfiguration.StorageSpec()
+        if let table = try top.subtable("storage") {
+            try table.rejectUnknownKeys(known: ["max_session_hours"])
+            storage.maximumSessionHours = try table.int("max_session_hours", default: 500, range: 1...100_000)
+        }
+
+        var board = BoardConfiguration(file: top.file, name: name, platform: platform, accelerometer: accelerometer, heartRate: heartRate,
+                                       motor: motor, motorStrength: strength, buttons: buttons, display: display, wearer: wearer,
+                                       simulation: simulation, practice: practice)
+        board.storage = storage
+        return board
     }
 
     static func readAccelerometer(_ table: TableReader) throws(BoardError) -> BoardConfiguration.AccelerometerSpec {

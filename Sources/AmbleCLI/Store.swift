@@ -1,4 +1,5 @@
 import AmbleCompanionStore
+import AmbleLinux
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -13,16 +14,16 @@ struct CommandError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Opens the companion's store. Only `sync` creates one (with its directory): reviewing a
-/// store that is not there is a mistyped `--store`, not an empty store.
+/// Opens the companion's store. Only `pair` creates one (with its folder, 0700; the file is
+/// 0600): reviewing a store that is not there is a mistyped `--store`, not an empty store.
 func openCompanionStore(path: String, create: Bool = false) throws -> CompanionStore {
     if !create && !FileManager.default.fileExists(atPath: path) {
-        throw CommandError("no store at \(path): pull sessions into it first with `amble sync`, or give the right --store")
+        throw CommandError("no store at \(path): pair a band first with `amble pair`, or give the right --store")
     }
     let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     if create && !directory.isEmpty {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try makePrivateDirectory(directory)
         } catch {
             throw CommandError("cannot create \(directory) for the store: \(error)")
         }

@@ -10,58 +10,108 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `amble sync`: pulls the band's new sessions into the store, never twice.
+/// `amble sync`: pulls the band's new sessions into the store, never twice, resuming a cut one.
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Pull the sessions this store does not have yet from a band.",
-        discussion: "Sessions already stored (by band and band session id) are never pulled twice."
+        abstract: "Pull the sessions this store does not have yet from a paired band.",
+        discussion: """
+            Sessions already stored (by band and band session id) are never pulled twice. A sync that is cut \
+            keeps what it finished and the part of the session under way; the next one resumes there. The band \
+            marks a session synced only after this store has committed it.
+            """
     )
 
     @ParentCommand var amble: AmbleCommand
+    @OptionGroup var target: PairedBandOptions
 
-    @Option(help: ArgumentHelp("The band's address (ambled --listen).", valueName: "host:port"))
-    var tcp: String?
+    @Flag(help: "Print one JSON object with the result (no progress bar).")
+    var json = false
 
-    @Option(help: ArgumentHelp("The serial device the band is on (ambled --serial).", valueName: "device"))
-    var serial: String?
-
-    @Option(help: ArgumentHelp("Baud rate of --serial.", valueName: "rate"))
-    var baud: Int = 115_200
-
-    @Option(help: ArgumentHelp("Seconds to wait for each answer.", valueName: "seconds"))
-    var timeout: Double = 15
-
-    func validate() throws {
-        guard (tcp == nil) != (serial == nil) else { throw ValidationError("give either --tcp HOST:PORT or --serial DEVICE") }
-        if let tcp, HostPort(parsing: tcp) == nil { throw ValidationError("--tcp must be HOST:PORT, e.g. 127.0.0.1:7070") }
-        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
-        if serial == nil && baud != 115_200 { throw ValidationError("--baud is for --serial") }
-        guard LinuxSerialPort.standardBaudRates[baud] != nil else {
-            throw ValidationError("--baud \(baud) is not a standard rate (9600, 19200, 38400, 57600, 115200, 230400, ...)")
+    func run() throws {
+        let store = try openCompanionStore(path: amble.storePath)
+        // Timed from before the connection: the handshake counts.
+        let started = Date().timeIntervalSince1970
+        let (link, band) = try target.connect(store: store)
+        defer { link.close() }
+        let bar = json || !standardErrorIsTerminal() ? nil : ProgressBar()
+        do {
+            let result = try Synchronizer(sink: store, link: link).run { progress in bar?.show(progress) }
+            bar?.finish()
+            let seconds = Date().timeIntervalSince1970 - started
+            if json {
+                print(Self.json(result, seconds: seconds, interrupted: nil))
+            } else {
+                print(Self.summary(result, seconds: seconds))
+            }
+        } catch let interrupted as Synchronizer.Interrupted {
+            bar?.finish()
+            if json {
+                print(Self.json(interrupted.result, seconds: Date().timeIntervalSince1970 - started, interrupted: interrupted))
+            }
+            throw CommandError("\(band.name): \(interrupted.description) Run amble sync again to continue.")
         }
     }
 
-    func run() throws {
-        let store = try openCompanionStore(path: amble.storePath, create: true)
-        let stream: any ByteStream
-        do {
-            if let tcp, let target = HostPort(parsing: tcp) {
-                stream = try TCPConnection.connect(to: target, timeoutSeconds: timeout)
-            } else {
-                stream = try LinuxSerialPort(path: serial!, baudRate: baud)
+    static func summary(_ result: Synchronizer.Result, seconds: Double) -> String {
+        let count = result.pulled.count
+        var lines = ["\(result.bandName) (\(result.bandID.prefix(8))): \(count) new session\(count == 1 ? "" : "s"), \(result.alreadyStored) already here, "
+                     + "\(result.bytesReceived) bytes in \(String(format: "%.1f", seconds)) s"
+                     + (result.resentRequests > 0 ? ", \(result.resentRequests) request(s) sent again after damage" : "")]
+        for pulled in result.pulled {
+            let s = pulled.summary
+            lines.append("  #\(pulled.localID) \(s.kind.rawValue) \(isoDate(s.startUnixSeconds)) \(s.steps) steps"
+                         + (pulled.resumedBytes > 0 ? " (resumed after \(pulled.resumedBytes) bytes)" : ""))
+        }
+        for refused in result.refused {
+            lines.append("  band session \(refused.bandSessionID) not pulled: \(refused.reason)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ result: Synchronizer.Result, seconds: Double, interrupted: Synchronizer.Interrupted?) -> String {
+        let pulled = result.pulled.map { p in
+            "{\"id\": \(p.localID), \"band_session_id\": \(p.bandSessionID), \"kind\": \(SessionJSON.string(p.summary.kind.rawValue)), "
+                + "\"start\": \(SessionJSON.string(isoDate(p.summary.startUnixSeconds))), \"steps\": \(p.summary.steps), \"resumed_bytes\": \(p.resumedBytes)}"
+        }
+        let refused = result.refused.map { "{\"band_session_id\": \($0.bandSessionID), \"reason\": \(SessionJSON.string($0.reason))}" }
+        var fields: [(String, String)] = [
+            ("band_id", SessionJSON.string(result.bandID)), ("band_name", SessionJSON.string(result.bandName)),
+            ("pulled", "[" + pulled.joined(separator: ", ") + "]"), ("already_stored", String(result.alreadyStored)),
+            ("refused", "[" + refused.joined(separator: ", ") + "]"), ("bytes_received", String(result.bytesReceived)),
+            ("resent_requests", String(result.resentRequests)), ("seconds", SessionJSON.number(seconds, digits: 3)),
+            ("completed", interrupted == nil ? "true" : "false"),
+        ]
+        if let interrupted {
+            fields.append(("error", SessionJSON.string(interrupted.cause.description)))
+            if let partial = interrupted.partial {
+                fields.append(("partial", "{\"band_session_id\": \(partial.bandSessionID), \"bytes\": \(partial.bytes), \"of\": \(partial.of)}"))
             }
-        } catch {
-            throw CommandError("cannot reach the band: \(error)")
         }
-        defer { stream.close() }
-        let result = try Synchronizer(sink: store, client: SyncClient(stream: stream, timeoutSeconds: timeout)).run()
-        print("band \(result.bandName) (\(result.bandID)): \(result.pulled.count) new session\(result.pulled.count == 1 ? "" : "s"), \(result.alreadyStored) already here")
-        for (id, reason) in result.refused {
-            print("  band session \(id) not pulled: \(reason)")
-        }
-        for (id, summary) in result.pulled {
-            print("  #\(id) \(summary.kind.rawValue) \(isoDate(summary.startUnixSeconds)) \(summary.steps) steps")
-        }
+        return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+    }
+}
+
+/// A one-line progress bar on standard error: sessions and bytes.
+final class ProgressBar {
+    private var lastDrawn = ""
+
+    func show(_ p: SyncProgress) {
+        let width = 30
+        let fraction = p.bytesTotal > 0 ? Double(p.bytesDone) / Double(p.bytesTotal) : (p.sessionsTotal > 0 ? Double(p.sessionsDone) / Double(p.sessionsTotal) : 1)
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            + "\(p.sessionsDone)/\(p.sessionsTotal) sessions, \(kilobytes(p.bytesDone))/\(kilobytes(p.bytesTotal))"
+        guard line != lastDrawn else { return }
+        lastDrawn = line
+        writeStandardError("\r\u{1B}[2K" + line)
+    }
+
+    func finish() {
+        if !lastDrawn.isEmpty { writeStandardError("\r\u{1B}[2K") }
+    }
+
+    private func kilobytes(_ bytes: Int) -> String {
+        bytes < 10_000 ? "\(bytes) B" : "\(bytes / 1000) kB"
     }
 }

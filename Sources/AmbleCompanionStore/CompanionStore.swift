@@ -1,6 +1,5 @@
 import AmbleModel
 import AmbleStoreSupport
-import AmbleSync
 import GRDB
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -19,8 +18,133 @@ public struct CompanionSession: Equatable, Sendable {
     public var summary: SessionSummary
 }
 
-/// The laptop's store: sessions pulled from any number of bands, each kept once.
-/// One SQLite file; a session and its seconds are written in one transaction.
+/// A band paired with this laptop: what a sync needs to reach it and to know it.
+public struct PairedBand: Equatable, Sendable {
+    /// The band's stable id (a lowercase UUID the band made on its first start).
+    public var id: String
+    /// The name the wearer gave the band, as of the last pairing or sync.
+    public var name: String
+    /// The band's static public key (Curve25519, 32 bytes).
+    public var publicKey: [UInt8]
+    /// The last address the band was reached at: `host:port` over TCP, or a serial device path.
+    public var address: String?
+    /// When it was paired (or last re-paired), seconds since 1970-01-01T00:00:00Z.
+    public var pairedUnixSeconds: Double
+    /// When a sync with it last finished, seconds since 1970-01-01T00:00:00Z; nil before the first.
+    public var lastSyncUnixSeconds: Double?
+    /// Sessions of this band in the store.
+    public var sessionCount: Int
+
+    public init(id: String, name: String, publicKey: [UInt8], address: String?, pairedUnixSeconds: Double,
+                lastSyncUnixSeconds: Double?, sessionCount: Int) {
+        self.id = id
+        self.name = name
+        self.publicKey = publicKey
+        self.address = address
+        self.pairedUnixSeconds = pairedUnixSeconds
+        self.lastSyncUnixSeconds = lastSyncUnixSeconds
+        self.sessionCount = sessionCount
+    }
+}
+
+
+/// What the laptop's store refuses, and why.
+public enum CompanionStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Several paired bands answer to `text` (an id prefix, or a name two bands share).
+    case ambiguous(String, [PairedBand])
+    /// No band with this id is in the store.
+    case unknownBand(String)
+    /// A Curve25519 key must be 32 bytes; this one had `count`.
+    case keyLength(Int)
+    /// A partial download claims more bytes than the session's whole length, or a negative length.
+    case partialDownloadTooLong(bandID: String, bandSessionID: Int64, received: Int, totalLength: Int)
+
+    public var description: String {
+        switch self {
+        case let .ambiguous(text, candidates):
+            let length = distinguishingLength(candidates.map(\.id))
+            let listed = candidates.map { "\($0.name) (id \($0.id.prefix(length))\(length < $0.id.count ? "…" : ""))" }
+            return "several bands match '\(text)': \(listed.joined(separator: ", ")); give more of the id"
+        case let .unknownBand(id):
+            return "no band with id '\(id)' in the store; pair with it first"
+        case let .keyLength(count):
+            return "a Curve25519 key is 32 bytes, this one has \(count)"
+        case let .partialDownloadTooLong(bandID, bandSessionID, received, totalLength):
+            return "session \(bandSessionID) of band \(bandID): \(received) bytes received for a length of \(totalLength); "
+                + "the download is corrupt, discard it and download the session again"
+        }
+    }
+}
+
+/// The characters of each id an error shows so that the ids differ: 8, or one past their
+/// longest common prefix.
+private func distinguishingLength(_ ids: [String]) -> Int {
+    var longest = 0
+    for (i, a) in ids.enumerated() {
+        for b in ids[(i + 1)...] {
+            longest = max(longest, zip(a, b).prefix { $0 == $1 }.count)
+        }
+    }
+    return max(8, longest + 1)
+}
+
+/// A row of `band`: a band the laptop has paired with or synced from. `publicKey` nil: not
+/// paired (never, or unpaired); its sessions stay.
+struct BandRow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "band"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let name = Column(CodingKeys.name)
+        static let publicKey = Column(CodingKeys.publicKey)
+        static let syncCursor = Column(CodingKeys.syncCursor)
+    }
+
+    var id: String
+    var name: String
+    var lastSyncUnix: Double?
+    var publicKey: Data?
+    var address: String?
+    var pairedUnix: Double?
+    /// Every band session id at or below it is stored here or was refused by the band.
+    var syncCursor: Int64 = 0
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, address
+        case lastSyncUnix = "last_sync_unix", publicKey = "public_key", pairedUnix = "paired_unix", syncCursor = "sync_cursor"
+    }
+
+    static let sessions = hasMany(SessionRow.self)
+}
+
+/// A row of `partial_download`: the start of a session's data, kept across a cut sync.
+struct PartialDownloadRow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "partial_download"
+
+    enum Columns {
+        static let bandID = Column(CodingKeys.bandID)
+        static let bandSessionID = Column(CodingKeys.bandSessionID)
+    }
+
+    var bandID: String
+    var bandSessionID: Int64
+    var totalLength: Int
+    var crc32: UInt32
+    var bytes: Data
+
+    enum CodingKeys: String, CodingKey {
+        case crc32, bytes
+        case bandID = "band_id", bandSessionID = "band_session_id", totalLength = "total_length"
+    }
+
+    static func filter(bandID: String, bandSessionID: Int64) -> QueryInterfaceRequest<Self> {
+        filter(Columns.bandID == bandID && Columns.bandSessionID == bandSessionID)
+    }
+}
+
+/// The laptop's store: its own key, the bands paired with it, and the sessions pulled from
+/// them, each kept once (a session and its seconds are written in one transaction). One
+/// SQLite file in WAL mode, 0600.
 public final class CompanionStore: Sendable {
     private let writer: any DatabaseWriter
 
@@ -30,85 +154,299 @@ public final class CompanionStore: Sendable {
         try Self.migrator.migrate(writer)
     }
 
+    /// Opens a store at an earlier schema version, for the upgrade tests.
+    init(path: String?, upTo version: String) throws {
+        writer = try openDatabase(path: path)
+        try Self.migrator.migrate(writer, upTo: version)
+    }
+
+    /// The schema's versions, in order. Each migration's SQL is written out inside it and never
+    /// edited once shipped: a database made by any earlier build upgrades the same way.
+    public static let versions = ["v1", "v2-energy", "v3-pairing"]
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
+        // v1 and v2-energy: the schema the builds that shipped them made with GRDB's table
+        // builders (Tests/AmbleStoreTests/Fixtures holds databases those builds made).
         migrator.registerMigration("v1") { db in
-            try db.create(table: "band") { t in
-                t.primaryKey("id", .text)
-                t.column("name", .text).notNull()
-                t.column("last_sync_unix", .double)
-            }
-            try SessionTables.create(in: db) { t in
-                t.column("band_id", .text).notNull().references("band")
-                t.column("band_session_id", .integer).notNull()
-                t.uniqueKey(["band_id", "band_session_id"])
-            }
+            try db.execute(sql: """
+                CREATE TABLE "band" ("id" TEXT PRIMARY KEY NOT NULL, "name" TEXT NOT NULL, "last_sync_unix" DOUBLE);
+                CREATE TABLE "session" (
+                  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "kind" TEXT NOT NULL CHECK ("kind" IN ('calibration', 'mindful-walk')),
+                  "start_unix" DOUBLE NOT NULL,
+                  "end_unix" DOUBLE,
+                  "steps" INTEGER NOT NULL DEFAULT 0,
+                  "distance_m" DOUBLE NOT NULL DEFAULT 0,
+                  "avg_hr_bpm" DOUBLE,
+                  "alerts" INTEGER NOT NULL DEFAULT 0,
+                  "time_over_limit_s" INTEGER NOT NULL DEFAULT 0,
+                  "gap_s" INTEGER NOT NULL DEFAULT 0,
+                  "rmssd_ms" DOUBLE,
+                  "measured_cadence_spm" DOUBLE,
+                  "calibrated_cadence_spm" DOUBLE,
+                  "reduction_percent" INTEGER,
+                  "limit_cadence_spm" DOUBLE,
+                  "step_length_m" DOUBLE NOT NULL,
+                  "band_id" TEXT NOT NULL REFERENCES "band"("id"),
+                  "band_session_id" INTEGER NOT NULL,
+                  UNIQUE ("band_id", "band_session_id"));
+                CREATE TABLE "session_second" (
+                  "session_id" INTEGER NOT NULL REFERENCES "session"("id") ON DELETE CASCADE,
+                  "offset_s" INTEGER NOT NULL,
+                  "steps" INTEGER NOT NULL,
+                  "cadence_spm" DOUBLE NOT NULL,
+                  "hr_bpm" DOUBLE,
+                  "hr_confidence" DOUBLE,
+                  "over_limit" BOOLEAN NOT NULL,
+                  "alerts" INTEGER NOT NULL,
+                  "accelerometer_gap" BOOLEAN NOT NULL,
+                  "hr_gap" BOOLEAN NOT NULL,
+                  PRIMARY KEY ("session_id", "offset_s"));
+                """)
         }
         migrator.registerMigration("v2-energy") { db in
-            try SessionTables.addEnergy(in: db)
+            try db.execute(sql: #"ALTER TABLE "session" ADD COLUMN "active_kcal" DOUBLE"#)
+        }
+        migrator.registerMigration("v3-pairing") { db in
+            try db.execute(sql: """
+                CREATE TABLE "laptop_key" ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "private_key" BLOB NOT NULL CHECK (length("private_key") = 32));
+                ALTER TABLE "band" ADD COLUMN "public_key" BLOB CHECK (length("public_key") = 32);
+                ALTER TABLE "band" ADD COLUMN "address" TEXT;
+                ALTER TABLE "band" ADD COLUMN "paired_unix" DOUBLE;
+                ALTER TABLE "band" ADD COLUMN "sync_cursor" INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE "partial_download" (
+                  "band_id" TEXT NOT NULL REFERENCES "band"("id") ON DELETE CASCADE,
+                  "band_session_id" INTEGER NOT NULL,
+                  "total_length" INTEGER NOT NULL CHECK ("total_length" >= 0),
+                  "crc32" INTEGER NOT NULL,
+                  "bytes" BLOB NOT NULL CHECK (length("bytes") <= "total_length"),
+                  PRIMARY KEY ("band_id", "band_session_id"));
+                """)
         }
         return migrator
+    }
+
+    // MARK: The laptop's key and the paired bands
+
+    /// The laptop's static private key (Curve25519, 32 bytes), made with `make` on first use
+    /// and the same ever after.
+    public func laptopPrivateKey(make: () -> [UInt8]) throws -> [UInt8] {
+        try writer.write { db in
+            if let key = try Data.fetchOne(db, sql: #"SELECT "private_key" FROM "laptop_key" WHERE "id" = 1"#) { return [UInt8](key) }
+            let key = make()
+            guard key.count == 32 else { throw CompanionStoreError.keyLength(key.count) }
+            try db.execute(sql: #"INSERT INTO "laptop_key" ("id", "private_key") VALUES (1, ?)"#, arguments: [Data(key)])
+            return key
+        }
+    }
+
+    /// Pairs a band: adds it, or re-pairs one already known (its new key replaces the old; its
+    /// sessions, sync cursor and partial downloads stay). `address` nil keeps the last one.
+    public func pairBand(id: String, name: String, publicKey: [UInt8], address: String?, nowUnixSeconds: Double) throws {
+        guard publicKey.count == 32 else { throw CompanionStoreError.keyLength(publicKey.count) }
+        try writer.write { db in
+            var band = try BandRow.fetchOne(db, key: id) ?? BandRow(id: id, name: name)
+            band.name = name
+            band.publicKey = Data(publicKey)
+            band.pairedUnix = nowUnixSeconds
+            if let address { band.address = address }
+            try band.save(db)
+        }
+    }
+
+    /// The bands paired with this laptop (those with a key), by name.
+    public func pairedBands() throws -> [PairedBand] {
+        try writer.read(Self.pairedBands)
+    }
+
+    /// The paired band `text` names: its exact id, a prefix of its id (at least 4 characters,
+    /// any case), or its name (any case). Nil when none does; throws
+    /// `CompanionStoreError.ambiguous` when several do.
+    public func band(matching text: String) throws -> PairedBand? {
+        let bands = try pairedBands()
+        if let exact = bands.first(where: { $0.id == text }) { return exact }
+        let lowered = text.lowercased()
+        let matches = bands.filter { band in
+            (lowered.count >= 4 && band.id.lowercased().hasPrefix(lowered)) || band.name.lowercased() == lowered
+        }
+        guard matches.count <= 1 else { throw CompanionStoreError.ambiguous(text, matches) }
+        return matches.first
+    }
+
+    /// Unpairs a band: drops its key and any partial downloads; its sessions stay. Returns false
+    /// when no such band was paired.
+    @discardableResult
+    public func unpair(bandID: String) throws -> Bool {
+        try writer.write { db in
+            guard var band = try BandRow.fetchOne(db, key: bandID), band.publicKey != nil else { return false }
+            try band.updateChanges(db) {
+                $0.publicKey = nil
+                $0.pairedUnix = nil
+            }
+            try PartialDownloadRow.filter(PartialDownloadRow.Columns.bandID == bandID).deleteAll(db)
+            return true
+        }
+    }
+
+    /// Remembers the address a band was last reached at (`host:port`, or a serial device path).
+    public func setAddress(bandID: String, address: String) throws {
+        try writer.write { db in
+            var band = try Self.existingBand(db, id: bandID)
+            try band.updateChanges(db) { $0.address = address }
+        }
+    }
+
+    // MARK: Sync
+
+    /// The band's sync cursor: every band session id at or below it is stored here or was
+    /// refused by the band. 0 for a band never synced (or not in the store).
+    public func syncCursor(bandID: String) throws -> Int64 {
+        try writer.read { db in try BandRow.fetchOne(db, key: bandID)?.syncCursor ?? 0 }
+    }
+
+    /// Moves the band's sync cursor forward to `cursor`; a lower value than the stored one is
+    /// ignored (the cursor never moves backwards).
+    public func setSyncCursor(bandID: String, _ cursor: Int64) throws {
+        try writer.write { db in
+            var band = try Self.existingBand(db, id: bandID)
+            guard cursor > band.syncCursor else { return }
+            try band.updateChanges(db) { $0.syncCursor = cursor }
+        }
     }
 
     /// The band session ids already stored for `bandID`.
     public func storedBandSessionIDs(bandID: String) throws -> Set<Int64> {
         try writer.read { db in
-            Set(try Int64.fetchAll(db, sql: "SELECT band_session_id FROM session WHERE band_id = ?", arguments: [bandID]))
+            try SessionRow.filter(SessionRow.Columns.bandID == bandID)
+                .select(SessionRow.Columns.bandSessionID, as: Int64.self)
+                .fetchSet(db)
         }
     }
 
-    /// Stores a session pulled from a band. Returns its new id, or nil if it was already stored.
+    /// Stores a session pulled from a band, in one transaction: the band's row is added or
+    /// updated (name, last sync), the session and its seconds are inserted unless already
+    /// stored, and the partial download of it, if any, is removed. Returns the session's new
+    /// id, or nil if it was already stored.
     @discardableResult
     public func insert(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord, syncedAtUnixSeconds: Double) throws -> Int64? {
         try writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO band (id, name, last_sync_unix) VALUES (?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET name = excluded.name, last_sync_unix = excluded.last_sync_unix
-                """, arguments: [bandID, bandName, syncedAtUnixSeconds])
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM session WHERE band_id = ? AND band_session_id = ?", arguments: [bandID, bandSessionID]) == true {
-                return nil
-            }
-            let summary = record.summary
-            let id = try SessionTables.insertSession(db, kind: summary.kind, startUnixSeconds: summary.startUnixSeconds, parameters: summary.parameters,
-                                                     extra: ["band_id": bandID, "band_session_id": bandSessionID])
-            try SessionTables.writeSummary(db, sessionID: id, summary: summary)
-            for second in record.seconds {
-                try SessionTables.insertSecond(db, sessionID: id, second)
-            }
+            try Self.recordSync(db, bandID: bandID, bandName: bandName, nowUnixSeconds: syncedAtUnixSeconds)
+            try PartialDownloadRow.filter(bandID: bandID, bandSessionID: bandSessionID).deleteAll(db)
+            let stored = SessionRow.filter(SessionRow.Columns.bandID == bandID && SessionRow.Columns.bandSessionID == bandSessionID)
+            guard try stored.isEmpty(db) else { return nil }
+            var session = SessionRow(summary: record.summary)
+            session.bandID = bandID
+            session.bandSessionID = bandSessionID
+            try session.insert(db)
+            guard let id = session.id else { return nil }
+            try SecondRow.insertAll(db, sessionID: id, record.seconds)
             return id
         }
     }
 
+    /// Records a sync that pulled nothing: the band's row is added or updated (name, last sync).
+    public func markSynced(bandID: String, bandName: String, nowUnixSeconds: Double) throws {
+        try writer.write { db in try Self.recordSync(db, bandID: bandID, bandName: bandName, nowUnixSeconds: nowUnixSeconds) }
+    }
+
+    /// The part of a session's data kept from a cut sync, if any.
+    public func partialDownload(bandID: String, bandSessionID: Int64) throws -> PartialDownload? {
+        try writer.read { db in
+            try PartialDownloadRow.filter(bandID: bandID, bandSessionID: bandSessionID).fetchOne(db).map {
+                PartialDownload(totalLength: $0.totalLength, crc32: $0.crc32, bytes: [UInt8]($0.bytes))
+            }
+        }
+    }
+
+    /// Keeps the part of a session's data received so far, replacing what was kept before.
+    /// Throws when it holds more bytes than `totalLength`, or when the band is not in the store.
+    public func savePartialDownload(bandID: String, bandSessionID: Int64, _ partial: PartialDownload) throws {
+        guard partial.totalLength >= 0, partial.bytes.count <= partial.totalLength else {
+            throw CompanionStoreError.partialDownloadTooLong(bandID: bandID, bandSessionID: bandSessionID,
+                                                             received: partial.bytes.count, totalLength: partial.totalLength)
+        }
+        try writer.write { db in
+            _ = try Self.existingBand(db, id: bandID)
+            try PartialDownloadRow(bandID: bandID, bandSessionID: bandSessionID, totalLength: partial.totalLength,
+                                   crc32: partial.crc32, bytes: Data(partial.bytes)).upsert(db)
+        }
+    }
+
+    /// Forgets the part of a session's data kept from a cut sync (it was corrupt, or the band
+    /// refused the session).
+    public func discardPartialDownload(bandID: String, bandSessionID: Int64) throws {
+        try writer.write { db in _ = try PartialDownloadRow.filter(bandID: bandID, bandSessionID: bandSessionID).deleteAll(db) }
+    }
+
+    // MARK: Reading
+
     /// Every session, oldest first.
     public func sessions() throws -> [CompanionSession] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT session.*, band.name AS band_name FROM session JOIN band ON band.id = session.band_id ORDER BY start_unix, session.id")
+            try Row.fetchAll(db, Self.sessionsWithBandName.order(SessionRow.Columns.startUnix, SessionRow.Columns.id))
                 .compactMap(Self.companionSession)
         }
     }
 
+    /// A session with its seconds.
     public func session(id: Int64) throws -> (CompanionSession, [SessionSecond])? {
         try writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT session.*, band.name AS band_name FROM session JOIN band ON band.id = session.band_id WHERE session.id = ?", arguments: [id]),
-                  let session = Self.companionSession(row) else { return nil }
-            return (session, try SessionTables.seconds(db, sessionID: id))
+            guard let row = try Row.fetchOne(db, Self.sessionsWithBandName.filter(key: id)),
+                  let session = try Self.companionSession(row) else { return nil }
+            return (session, try SecondRow.seconds(db, sessionID: id))
         }
     }
 
     /// The session that started last.
     public func latestSessionID() throws -> Int64? {
-        try writer.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM session ORDER BY start_unix DESC, id DESC LIMIT 1") }
+        try writer.read { db in
+            try SessionRow.select(SessionRow.Columns.id, as: Int64.self)
+                .order(SessionRow.Columns.startUnix.desc, SessionRow.Columns.id.desc)
+                .fetchOne(db)
+        }
     }
 
-    private static func companionSession(_ row: Row) -> CompanionSession? {
-        guard let summary = SessionTables.summary(from: row) else { return nil }
-        return CompanionSession(id: row["id"], bandID: row["band_id"], bandName: row["band_name"], bandSessionID: row["band_session_id"], summary: summary)
-    }
-}
+    // MARK: Helpers
 
-extension CompanionStore: SessionSink {
-    /// Keeps a session pulled by `Synchronizer`, stamped with the time now.
-    public func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64? {
-        try insert(bandID: bandID, bandName: bandName, bandSessionID: bandSessionID, record: record, syncedAtUnixSeconds: Date().timeIntervalSince1970)
+    private static var sessionsWithBandName: QueryInterfaceRequest<SessionRow> {
+        SessionRow.annotated(withRequired: SessionRow.belongsTo(BandRow.self).select(BandRow.Columns.name.forKey("band_name")))
+    }
+
+    private static func companionSession(_ row: Row) throws -> CompanionSession? {
+        let session = try SessionRow(row: row)
+        guard let id = session.id, let bandID = session.bandID, let bandSessionID = session.bandSessionID,
+              let summary = session.summary else { return nil }
+        return CompanionSession(id: id, bandID: bandID, bandName: try row.decode(forColumn: "band_name"), bandSessionID: bandSessionID, summary: summary)
+    }
+
+    private static func pairedBands(_ db: Database) throws -> [PairedBand] {
+        let rows = try Row.fetchAll(db, BandRow
+            .filter(BandRow.Columns.publicKey != nil)
+            .annotated(with: BandRow.sessions.count.forKey("session_count"))
+            .order(BandRow.Columns.name.collating(.nocase), BandRow.Columns.id))
+        return try rows.compactMap { row in
+            let band = try BandRow(row: row)
+            guard let key = band.publicKey, let paired = band.pairedUnix else { return nil }
+            return PairedBand(id: band.id, name: band.name, publicKey: [UInt8](key), address: band.address, pairedUnixSeconds: paired,
+                              lastSyncUnixSeconds: band.lastSyncUnix, sessionCount: try row.decode(forColumn: "session_count"))
+        }
+    }
+
+    private static func existingBand(_ db: Database, id: String) throws -> BandRow {
+        guard let band = try BandRow.fetchOne(db, key: id) else { throw CompanionStoreError.unknownBand(id) }
+        return band
+    }
+
+    /// Adds the band's row, or updates its name and last sync; its key and cursor stay.
+    private static func recordSync(_ db: Database, bandID: String, bandName: String, nowUnixSeconds: Double) throws {
+        guard var band = try BandRow.fetchOne(db, key: bandID) else {
+            try BandRow(id: bandID, name: bandName, lastSyncUnix: nowUnixSeconds).insert(db)
+            return
+        }
+        try band.updateChanges(db) {
+            $0.name = bandName
+            $0.lastSyncUnix = nowUnixSeconds
+        }
     }
 }

@@ -41,6 +41,12 @@ public final class RawKeyboard {
 /// Whether standard output is a terminal (status lines are redrawn in place only then).
 public func standardOutputIsTerminal() -> Bool { isatty(STDOUT_FILENO) == 1 }
 
+/// Whether standard error is a terminal (the companion's progress bars go there).
+public func standardErrorIsTerminal() -> Bool { isatty(STDERR_FILENO) == 1 }
+
+/// Whether standard input is a terminal (the companion asks questions only then).
+public func standardInputIsTerminal() -> Bool { isatty(STDIN_FILENO) == 1 }
+
 /// Writes text to standard output without ever blocking the band: when the reader is not
 /// keeping up (a full pipe, a stalled journal) the text is dropped, since a status line that
 /// is late is worth nothing and the loop must go on. Returns false when it was dropped.

@@ -145,15 +145,19 @@ public struct SessionTally: Equatable, Sendable {
     }
 }
 
-/// A finished session as the band lists it: its id on the band and its summary.
-public struct SessionListing: Codable, Equatable, Sendable {
-    /// The band's id for the session (increasing; never reused).
-    public var id: Int64
-    public var summary: SessionSummary
-
-    public init(id: Int64, summary: SessionSummary) {
-        self.id = id
-        self.summary = summary
+/// The part of a session's data received before a sync was cut: the next sync asks the band
+/// for the rest, from `bytes.count` on.
+public struct PartialDownload: Equatable, Sendable {
+    /// The whole data's length, bytes (as the band announced it).
+    public var totalLength: Int
+    /// The whole data's CRC-32 (as the band announced it), checked once every byte is in.
+    public var crc32: UInt32
+    /// The bytes received so far, from the start: at most `totalLength` of them.
+    public var bytes: [UInt8]
+    public init(totalLength: Int, crc32: UInt32, bytes: [UInt8]) {
+        self.totalLength = totalLength
+        self.crc32 = crc32
+        self.bytes = bytes
     }
 }
 

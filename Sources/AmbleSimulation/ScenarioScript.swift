@@ -15,6 +15,9 @@ import Foundation
 ///     +0     hr 72               # resting heart rate, bpm
 ///     +0     wrist off           # band off the wrist (wrist on to put it back)
 ///     +0     unplug accelerometer    # the sensor stops answering (plug ... brings it back)
+///     +0     answer yes          # the next question the band asks (pair? delete?) gets select
+///                                # 1 s after it shows (answer no: back): the wearer checks the
+///                                # code the laptop shows, or that the wipe is wanted
 ///     +5     end                 # the scenario is over (ambled says so; --exit-after-script exits)
 ///
 /// Times: seconds (`12`, `12.5`), `m:ss` or `h:mm:ss`, or `+seconds` after the previous line.
@@ -32,6 +35,8 @@ public struct ScenarioScript: Equatable, Sendable {
         case wrist(worn: Bool)
         case unplug(Sensor)
         case plug(Sensor)
+        /// The wearer answers the band's next question (pairing code, wipe) with select or back.
+        case answer(yes: Bool)
         case end
     }
 
@@ -109,9 +114,12 @@ public struct ScenarioScript: Equatable, Sendable {
                 action = .wrist(worn: state == "on")
             case "unplug": action = .unplug(try sensor(0))
             case "plug": action = .plug(try sensor(0))
+            case "answer":
+                guard let word = arguments.first, word == "yes" || word == "no" else { throw fail("answer needs yes or no") }
+                action = .answer(yes: word == "yes")
             case "end": action = .end
             default:
-                throw fail("unknown action \"\(words[1])\"; use press, hold, walk, stop, hr, wrist, unplug, plug or end")
+                throw fail("unknown action \"\(words[1])\"; use press, hold, walk, stop, hr, wrist, unplug, plug, answer or end")
             }
             steps.append(Step(timeSeconds: time, action: action, line: lineNumber))
             previous = time

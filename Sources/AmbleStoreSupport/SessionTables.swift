@@ -1,125 +1,246 @@
 import AmbleModel
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The `session` and `session_second` tables, shared by the band's and the laptop's stores.
-///
-/// A session row holds its summary in columns (so lists and studies can query them); its
-/// seconds live in `session_second`, deleted with it. `end_unix` is NULL while a session is
-/// being recorded on the band.
-public enum SessionTables {
-    /// Creates both tables. `extraColumns` adds store-specific columns to `session`
-    /// (the laptop records which band a session came from).
-    public static func create(in db: Database, extraColumns: (TableDefinition) -> Void = { _ in }) throws {
-        try db.create(table: "session") { t in
-            t.autoIncrementedPrimaryKey("id")
-            t.column("kind", .text).notNull().check { ["calibration", "mindful-walk"].contains($0) }
-            t.column("start_unix", .double).notNull()
-            t.column("end_unix", .double)
-            t.column("steps", .integer).notNull().defaults(to: 0)
-            t.column("distance_m", .double).notNull().defaults(to: 0)
-            t.column("avg_hr_bpm", .double)
-            t.column("alerts", .integer).notNull().defaults(to: 0)
-            t.column("time_over_limit_s", .integer).notNull().defaults(to: 0)
-            t.column("gap_s", .integer).notNull().defaults(to: 0)
-            t.column("rmssd_ms", .double)
-            t.column("measured_cadence_spm", .double)
-            t.column("calibrated_cadence_spm", .double)
-            t.column("reduction_percent", .integer)
-            t.column("limit_cadence_spm", .double)
-            t.column("step_length_m", .double).notNull()
-            extraColumns(t)
+/// A row of the `session` table, shared by the band's and the laptop's stores: a session's
+/// parameters and, once it is finished, its summary. `endUnix` is nil while the band is
+/// recording it. The laptop's rows also say which band a session came from; the band's say
+/// when a laptop acknowledged it.
+public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "session"
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let kind = Column(CodingKeys.kind)
+        public static let startUnix = Column(CodingKeys.startUnix)
+        public static let endUnix = Column(CodingKeys.endUnix)
+        public static let bandID = Column(CodingKeys.bandID)
+        public static let bandSessionID = Column(CodingKeys.bandSessionID)
+        public static let syncedUnix = Column(CodingKeys.syncedUnix)
+    }
+
+    public var id: Int64?
+    public var kind: String
+    public var startUnix: Double
+    public var endUnix: Double?
+    public var steps: Int
+    public var distanceM: Double
+    public var avgHrBpm: Double?
+    public var alerts: Int
+    public var timeOverLimitS: Int
+    public var gapS: Int
+    public var rmssdMs: Double?
+    public var measuredCadenceSpm: Double?
+    public var calibratedCadenceSpm: Double?
+    public var reductionPercent: Int?
+    public var limitCadenceSpm: Double?
+    public var stepLengthM: Double
+    public var activeKcal: Double?
+    /// Laptop only: the band the session came from and the band's id for it.
+    public var bandID: String?
+    public var bandSessionID: Int64?
+    /// Band only: when a laptop acknowledged it (nil: not synced yet, never pruned).
+    public var syncedUnix: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, steps, alerts
+        case startUnix = "start_unix", endUnix = "end_unix", distanceM = "distance_m", avgHrBpm = "avg_hr_bpm"
+        case timeOverLimitS = "time_over_limit_s", gapS = "gap_s", rmssdMs = "rmssd_ms"
+        case measuredCadenceSpm = "measured_cadence_spm", calibratedCadenceSpm = "calibrated_cadence_spm"
+        case reductionPercent = "reduction_percent", limitCadenceSpm = "limit_cadence_spm", stepLengthM = "step_length_m"
+        case activeKcal = "active_kcal", bandID = "band_id", bandSessionID = "band_session_id", syncedUnix = "synced_unix"
+    }
+
+    /// A session just begun: its parameters, no summary yet.
+    public init(kind: SessionKind, startUnixSeconds: Double, parameters: SessionParameters) {
+        self.kind = kind.rawValue
+        startUnix = startUnixSeconds
+        steps = 0
+        distanceM = 0
+        alerts = 0
+        timeOverLimitS = 0
+        gapS = 0
+        calibratedCadenceSpm = parameters.calibratedCadenceStepsPerMinute
+        reductionPercent = parameters.reductionPercent
+        limitCadenceSpm = parameters.limitCadenceStepsPerMinute
+        stepLengthM = parameters.stepLengthMeters
+    }
+
+    /// A finished session from its summary.
+    public init(summary: SessionSummary) {
+        self.init(kind: summary.kind, startUnixSeconds: summary.startUnixSeconds, parameters: summary.parameters)
+        apply(summary)
+    }
+
+    /// Writes a summary's totals and end into the row.
+    public mutating func apply(_ summary: SessionSummary) {
+        endUnix = summary.endUnixSeconds
+        steps = summary.steps
+        distanceM = summary.distanceMeters
+        avgHrBpm = summary.averageHeartRateBPM
+        alerts = summary.alerts
+        timeOverLimitS = summary.timeOverLimitSeconds
+        gapS = summary.gapSeconds
+        rmssdMs = summary.rmssdMilliseconds
+        measuredCadenceSpm = summary.measuredCadenceStepsPerMinute
+        stepLengthM = summary.parameters.stepLengthMeters
+        activeKcal = summary.activeKilocalories
+    }
+
+    public var sessionKind: SessionKind { SessionKind(rawValue: kind) ?? .mindfulWalk }
+
+    public var parameters: SessionParameters {
+        SessionParameters(calibratedCadenceStepsPerMinute: calibratedCadenceSpm, reductionPercent: reductionPercent,
+                          limitCadenceStepsPerMinute: limitCadenceSpm, stepLengthMeters: stepLengthM)
+    }
+
+    /// The summary of a finished session (nil while it is still being recorded).
+    public var summary: SessionSummary? {
+        guard let endUnix else { return nil }
+        return SessionSummary(kind: sessionKind, startUnixSeconds: startUnix, endUnixSeconds: endUnix, parameters: parameters,
+                              steps: steps, distanceMeters: distanceM, averageHeartRateBPM: avgHrBpm, alerts: alerts,
+                              timeOverLimitSeconds: timeOverLimitS, gapSeconds: gapS, rmssdMilliseconds: rmssdMs,
+                              measuredCadenceStepsPerMinute: measuredCadenceSpm, activeKilocalories: activeKcal)
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// Encodes only the columns the table has: the band's table has no band columns, the
+    /// laptop's no `synced_unix`.
+    public func encode(to container: inout PersistenceContainer) throws {
+        container[CodingKeys.id.rawValue] = id
+        container[CodingKeys.kind.rawValue] = kind
+        container[CodingKeys.startUnix.rawValue] = startUnix
+        container[CodingKeys.endUnix.rawValue] = endUnix
+        container[CodingKeys.steps.rawValue] = steps
+        container[CodingKeys.distanceM.rawValue] = distanceM
+        container[CodingKeys.avgHrBpm.rawValue] = avgHrBpm
+        container[CodingKeys.alerts.rawValue] = alerts
+        container[CodingKeys.timeOverLimitS.rawValue] = timeOverLimitS
+        container[CodingKeys.gapS.rawValue] = gapS
+        container[CodingKeys.rmssdMs.rawValue] = rmssdMs
+        container[CodingKeys.measuredCadenceSpm.rawValue] = measuredCadenceSpm
+        container[CodingKeys.calibratedCadenceSpm.rawValue] = calibratedCadenceSpm
+        container[CodingKeys.reductionPercent.rawValue] = reductionPercent
+        container[CodingKeys.limitCadenceSpm.rawValue] = limitCadenceSpm
+        container[CodingKeys.stepLengthM.rawValue] = stepLengthM
+        container[CodingKeys.activeKcal.rawValue] = activeKcal
+        if let bandID { container[CodingKeys.bandID.rawValue] = bandID }
+        if let bandSessionID { container[CodingKeys.bandSessionID.rawValue] = bandSessionID }
+        if let syncedUnix { container[CodingKeys.syncedUnix.rawValue] = syncedUnix }
+    }
+
+    /// Reads any store's row (columns the table lacks read as nil).
+    public init(row: Row) throws {
+        id = row[CodingKeys.id.rawValue]
+        kind = row[CodingKeys.kind.rawValue]
+        startUnix = row[CodingKeys.startUnix.rawValue]
+        endUnix = row[CodingKeys.endUnix.rawValue]
+        steps = row[CodingKeys.steps.rawValue]
+        distanceM = row[CodingKeys.distanceM.rawValue]
+        avgHrBpm = row[CodingKeys.avgHrBpm.rawValue]
+        alerts = row[CodingKeys.alerts.rawValue]
+        timeOverLimitS = row[CodingKeys.timeOverLimitS.rawValue]
+        gapS = row[CodingKeys.gapS.rawValue]
+        rmssdMs = row[CodingKeys.rmssdMs.rawValue]
+        measuredCadenceSpm = row[CodingKeys.measuredCadenceSpm.rawValue]
+        calibratedCadenceSpm = row[CodingKeys.calibratedCadenceSpm.rawValue]
+        reductionPercent = row[CodingKeys.reductionPercent.rawValue]
+        limitCadenceSpm = row[CodingKeys.limitCadenceSpm.rawValue]
+        stepLengthM = row[CodingKeys.stepLengthM.rawValue]
+        activeKcal = row.hasColumn(CodingKeys.activeKcal.rawValue) ? row[CodingKeys.activeKcal.rawValue] : nil
+        bandID = row.hasColumn(CodingKeys.bandID.rawValue) ? row[CodingKeys.bandID.rawValue] : nil
+        bandSessionID = row.hasColumn(CodingKeys.bandSessionID.rawValue) ? row[CodingKeys.bandSessionID.rawValue] : nil
+        syncedUnix = row.hasColumn(CodingKeys.syncedUnix.rawValue) ? row[CodingKeys.syncedUnix.rawValue] : nil
+    }
+}
+
+/// A row of `session_second`: one second of a session.
+public struct SecondRow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "session_second"
+
+    public enum Columns {
+        public static let sessionID = Column(CodingKeys.sessionID)
+        public static let offset = Column(CodingKeys.offset)
+    }
+
+    public var sessionID: Int64
+    public var offset: Int
+    public var steps: Int
+    public var cadenceSpm: Double
+    public var hrBpm: Double?
+    public var hrConfidence: Double?
+    public var overLimit: Bool
+    public var alerts: Int
+    public var accelerometerGap: Bool
+    public var hrGap: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case steps, alerts
+        case sessionID = "session_id", offset = "offset_s", cadenceSpm = "cadence_spm", hrBpm = "hr_bpm"
+        case hrConfidence = "hr_confidence", overLimit = "over_limit", accelerometerGap = "accelerometer_gap", hrGap = "hr_gap"
+    }
+
+    public init(sessionID: Int64, _ second: SessionSecond) {
+        self.sessionID = sessionID
+        offset = second.offsetSeconds
+        steps = second.steps
+        cadenceSpm = second.cadenceStepsPerMinute
+        hrBpm = second.heartRateBPM
+        hrConfidence = second.heartRateConfidence
+        overLimit = second.overLimit
+        alerts = second.alerts
+        accelerometerGap = second.accelerometerGap
+        hrGap = second.heartRateGap
+    }
+
+    public var second: SessionSecond {
+        SessionSecond(offsetSeconds: offset, steps: steps, cadenceStepsPerMinute: cadenceSpm, heartRateBPM: hrBpm,
+                      heartRateConfidence: hrConfidence, overLimit: overLimit, alerts: alerts,
+                      accelerometerGap: accelerometerGap, heartRateGap: hrGap)
+    }
+
+    /// Inserts a whole session's seconds with one prepared statement: a synced hour is 3600
+    /// rows, and a record insert each (it builds its SQL and values per row) took 9 us a row,
+    /// a third of a sync over TCP.
+    public static func insertAll(_ db: Database, sessionID: Int64, _ seconds: [SessionSecond]) throws {
+        let columns: [CodingKeys] = [.sessionID, .offset, .steps, .cadenceSpm, .hrBpm, .hrConfidence, .overLimit, .alerts, .accelerometerGap, .hrGap]
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO "\(databaseTableName)" (\(columns.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")))
+            VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+            """)
+        for s in seconds {
+            statement.setUncheckedArguments([sessionID, s.offsetSeconds, s.steps, s.cadenceStepsPerMinute, s.heartRateBPM, s.heartRateConfidence,
+                                             s.overLimit, s.alerts, s.accelerometerGap, s.heartRateGap])
+            try statement.execute()
         }
-        try db.create(table: "session_second") { t in
-            t.column("session_id", .integer).notNull().references("session", onDelete: .cascade)
-            t.column("offset_s", .integer).notNull()
-            t.column("steps", .integer).notNull()
-            t.column("cadence_spm", .double).notNull()
-            t.column("hr_bpm", .double)
-            t.column("hr_confidence", .double)
-            t.column("over_limit", .boolean).notNull()
-            t.column("alerts", .integer).notNull()
-            t.column("accelerometer_gap", .boolean).notNull()
-            t.column("hr_gap", .boolean).notNull()
-            t.primaryKey(["session_id", "offset_s"])
-        }
     }
 
-    /// The second version of the session table: active energy (kcal).
-    public static func addEnergy(in db: Database) throws {
-        try db.alter(table: "session") { t in t.add(column: "active_kcal", .double) }
-    }
-
-    /// Inserts a session's parameters and start; returns its id.
-    public static func insertSession(_ db: Database, kind: SessionKind, startUnixSeconds: Double, parameters: SessionParameters, extra: [String: (any DatabaseValueConvertible)?] = [:]) throws -> Int64 {
-        var columns: [String: (any DatabaseValueConvertible)?] = [
-            "kind": kind.rawValue, "start_unix": startUnixSeconds,
-            "calibrated_cadence_spm": parameters.calibratedCadenceStepsPerMinute,
-            "reduction_percent": parameters.reductionPercent,
-            "limit_cadence_spm": parameters.limitCadenceStepsPerMinute,
-            "step_length_m": parameters.stepLengthMeters,
-        ]
-        columns.merge(extra) { a, _ in a }
-        let names = columns.keys.sorted()
-        let sql = "INSERT INTO session (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-        try db.execute(sql: sql, arguments: StatementArguments(names.map { columns[$0]! }))
-        return db.lastInsertedRowID
-    }
-
-    /// Writes a summary's totals and end into an existing session row.
-    public static func writeSummary(_ db: Database, sessionID: Int64, summary: SessionSummary) throws {
-        try db.execute(sql: """
-            UPDATE session SET end_unix = ?, steps = ?, distance_m = ?, avg_hr_bpm = ?, alerts = ?,
-              time_over_limit_s = ?, gap_s = ?, rmssd_ms = ?, measured_cadence_spm = ?, step_length_m = ?, active_kcal = ?
-            WHERE id = ?
-            """, arguments: [summary.endUnixSeconds, summary.steps, summary.distanceMeters, summary.averageHeartRateBPM,
-                             summary.alerts, summary.timeOverLimitSeconds, summary.gapSeconds, summary.rmssdMilliseconds,
-                             summary.measuredCadenceStepsPerMinute, summary.parameters.stepLengthMeters, summary.activeKilocalories, sessionID])
-    }
-
-    public static func insertSecond(_ db: Database, sessionID: Int64, _ row: SessionSecond) throws {
-        try db.execute(sql: """
-            INSERT INTO session_second (session_id, offset_s, steps, cadence_spm, hr_bpm, hr_confidence,
-              over_limit, alerts, accelerometer_gap, hr_gap) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [sessionID, row.offsetSeconds, row.steps, row.cadenceStepsPerMinute, row.heartRateBPM,
-                             row.heartRateConfidence, row.overLimit, row.alerts, row.accelerometerGap, row.heartRateGap])
-    }
-
+    /// A session's seconds, in order.
     public static func seconds(_ db: Database, sessionID: Int64) throws -> [SessionSecond] {
-        try Row.fetchAll(db, sql: "SELECT * FROM session_second WHERE session_id = ? ORDER BY offset_s", arguments: [sessionID]).map { row in
-            SessionSecond(offsetSeconds: row["offset_s"], steps: row["steps"], cadenceStepsPerMinute: row["cadence_spm"],
-                          heartRateBPM: row["hr_bpm"], heartRateConfidence: row["hr_confidence"], overLimit: row["over_limit"],
-                          alerts: row["alerts"], accelerometerGap: row["accelerometer_gap"], heartRateGap: row["hr_gap"])
-        }
-    }
-
-    /// The summary of a finished session row (nil while it is still being recorded).
-    public static func summary(from row: Row) -> SessionSummary? {
-        guard let end: Double = row["end_unix"], let kind = SessionKind(rawValue: row["kind"]) else { return nil }
-        let parameters = SessionParameters(
-            calibratedCadenceStepsPerMinute: row["calibrated_cadence_spm"], reductionPercent: row["reduction_percent"],
-            limitCadenceStepsPerMinute: row["limit_cadence_spm"], stepLengthMeters: row["step_length_m"])
-        return SessionSummary(
-            kind: kind, startUnixSeconds: row["start_unix"], endUnixSeconds: end, parameters: parameters,
-            steps: row["steps"], distanceMeters: row["distance_m"], averageHeartRateBPM: row["avg_hr_bpm"],
-            alerts: row["alerts"], timeOverLimitSeconds: row["time_over_limit_s"], gapSeconds: row["gap_s"],
-            rmssdMilliseconds: row["rmssd_ms"], measuredCadenceStepsPerMinute: row["measured_cadence_spm"],
-            activeKilocalories: row["active_kcal"])
-    }
-
-    /// The parameters stored with a session row.
-    public static func parameters(from row: Row) -> SessionParameters {
-        SessionParameters(calibratedCadenceStepsPerMinute: row["calibrated_cadence_spm"], reductionPercent: row["reduction_percent"],
-                          limitCadenceStepsPerMinute: row["limit_cadence_spm"], stepLengthMeters: row["step_length_m"])
+        try SecondRow.filter(Columns.sessionID == sessionID).order(Columns.offset).fetchAll(db).map(\.second)
     }
 }
 
 /// Opens a database file with the settings both stores want: WAL (a crash loses at most the
-/// transaction under way) and foreign keys on.
+/// transaction under way) and foreign keys on. The file and its folder are the wearer's alone
+/// (0600 in 0700): sessions and keys are private.
 public func openDatabase(path: String?) throws -> any DatabaseWriter {
     var configuration = Configuration()
     configuration.foreignKeysEnabled = true
     configuration.busyMode = .timeout(5)
     guard let path else { return try DatabaseQueue(configuration: configuration) }
+    #if canImport(Glibc)
+    // New files (the database, its WAL and shared-memory files) are created 0600. The folder
+    // is the caller's to make (0700 when it makes it; an existing one is left as it is).
+    let previous = umask(0o077)
+    defer { umask(previous) }
+    #endif
     let pool = try DatabasePool(path: path, configuration: configuration)
+    #if canImport(Glibc)
+    for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
+    #endif
     return pool
 }

@@ -1,36 +1,312 @@
 import AmbleModel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
-/// Everything said on the sync link, in both directions. One message per frame, JSON-encoded.
-public enum SyncMessage: Codable, Equatable, Sendable {
-    // Companion -> band
-    case hello(protocolVersion: Int, client: String)
-    case listSessions(afterID: Int64?)
-    case getSession(id: Int64)
-    // Band -> companion
-    case welcome(protocolVersion: Int, bandID: String, bandName: String)
-    case sessionList([SessionListing])
-    case session(id: Int64, record: SessionRecord)
+/// Everything said on the sync link once it is secure, in both directions, with its binary
+/// coding (docs/protocol.md, "Messages"). Each message travels in one encrypted frame as
+/// `number (varint) | type (byte) | fields`: the laptop numbers its requests, the band answers
+/// with the request's number, so an answer to a request asked again is recognised.
+public enum SyncMessage: Equatable, Sendable {
+    // Laptop -> band
+    /// First request on a secure link: the versions the laptop speaks (lowest, highest) and
+    /// its name.
+    case hello(lowestVersion: Int, highestVersion: Int, client: String)
+    /// Finished sessions with a band id above `afterID` (0: all), oldest first, at most 256.
+    case listSessions(afterID: Int64)
+    /// Up to `maximumLength` bytes of a session's data from `offset` (a cut sync resumes here).
+    case getChunk(sessionID: Int64, offset: Int, maximumLength: Int)
+    /// The laptop has committed the session: the band may mark it synced.
+    case acknowledge(sessionID: Int64)
+    case getSettings
+    case setSetting(key: String, value: String)
+    /// Sets the band's clock, seconds since 1970-01-01T00:00:00Z.
+    case setClock(unixSeconds: Double)
+    /// Step 1 asks the band to wipe everything (the wearer must confirm on the band); later
+    /// calls ask how it stands.
+    case deleteAll(DeleteAllStep)
+    /// Pairing only: whether the wearer found the codes equal on the laptop (numeric
+    /// comparison answered yes, or the typed passkey matched).
+    case pairingVerdict(accepted: Bool)
+    /// Pairing only: how the pairing stands on the band.
+    case pairingStatus
+
+    // Band -> laptop
+    case welcome(version: Int, bandID: String, bandName: String, bandUnixSeconds: Double)
+    /// Finished sessions, oldest first; `more` says that sessions after the last one listed
+    /// did not fit (ask again after it).
+    case sessionList([SessionEntry], more: Bool)
+    case chunk(sessionID: Int64, offset: Int, totalLength: Int, bytes: [UInt8])
+    case acknowledged(sessionID: Int64)
+    case settings([SettingValue])
+    /// The band's clock moved by this many seconds.
+    case clockSet(offsetSeconds: Double)
+    case deleteAllState(DeleteAllState)
+    /// Pairing only, the band's first sealed message (number 0): the nonce it committed to in
+    /// the handshake, and who it is.
+    case pairingReveal(nonce: [UInt8], bandID: String, bandName: String)
+    case pairingState(PairingState)
     case failure(code: FailureCode, message: String)
 
-    public enum FailureCode: String, Codable, Sendable {
-        case unsupportedVersion = "unsupported-version"
-        case notFound = "not-found"
-        case badRequest = "bad-request"
-        case internalError = "internal-error"
+    public enum DeleteAllStep: UInt8, Equatable, Sendable {
+        case request = 1
+        case status = 2
     }
 
-    public static let protocolVersion = 1
-
-    public func encoded() throws -> [UInt8] {
-        Array(try JSONEncoder().encode(self))
+    public enum DeleteAllState: UInt8, Equatable, Sendable {
+        /// Nothing asked.
+        case none = 0
+        /// The band asks the wearer to confirm (select on the band; back declines).
+        case awaitingWearer = 1
+        /// The wearer declined, or did not confirm within two minutes.
+        case declined = 2
+        /// The band is wiped.
+        case done = 3
     }
 
-    public static func decode(_ payload: [UInt8]) throws -> SyncMessage {
-        try JSONDecoder().decode(SyncMessage.self, from: Data(payload))
+    public enum PairingState: UInt8, Equatable, Sendable {
+        /// The band waits for the wearer's press (select: yes, back: no).
+        case awaitingWearer = 1
+        /// Both sides said yes: the band keeps the laptop's key.
+        case paired = 2
+        /// The wearer or the laptop said no, or the time ran out.
+        case declined = 3
+    }
+
+    public struct SessionEntry: Equatable, Sendable {
+        /// The band's id for the session.
+        public var id: Int64
+        public var summary: SessionSummary
+        /// Length of its data (`SessionCoding`), bytes: what `getChunk` reads.
+        public var dataLength: Int
+        /// CRC-32 of its data: a resumed download is checked against it.
+        public var dataCRC32: UInt32
+        /// Already acknowledged by a laptop.
+        public var synced: Bool
+
+        public init(id: Int64, summary: SessionSummary, dataLength: Int, dataCRC32: UInt32, synced: Bool) {
+            self.id = id
+            self.summary = summary
+            self.dataLength = dataLength
+            self.dataCRC32 = dataCRC32
+            self.synced = synced
+        }
+    }
+
+    public struct SettingValue: Equatable, Sendable {
+        public var key: String
+        public var value: String
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public enum FailureCode: UInt8, Equatable, Sendable {
+        case unsupportedVersion = 1
+        case notFound = 2
+        case badRequest = 3
+        case internalError = 4
+        case badValue = 5
+        case busy = 6
+        case notPaired = 7
+        case notInPairingMode = 8
+        /// The handshake failed: the laptop holds another key for this band, or bytes were altered.
+        case handshakeFailed = 9
+        /// A sealed frame failed its check, was replayed or came out of order.
+        case badFrame = 10
+        /// The link waited too long (a handshake, a pairing, an idle connection).
+        case timedOut = 11
+
+        public var name: String {
+            switch self {
+            case .unsupportedVersion: return "unsupported-version"
+            case .notFound: return "not-found"
+            case .badRequest: return "bad-request"
+            case .internalError: return "internal-error"
+            case .badValue: return "bad-value"
+            case .busy: return "busy"
+            case .notPaired: return "not-paired"
+            case .notInPairingMode: return "not-in-pairing-mode"
+            case .handshakeFailed: return "handshake-failed"
+            case .badFrame: return "bad-frame"
+            case .timedOut: return "timed-out"
+            }
+        }
+    }
+
+    /// The versions of this message set this build speaks.
+    public static let lowestVersion = 2
+    public static let highestVersion = 2
+    /// Largest chunk of session data in one answer, bytes (a frame stays under 16 KB).
+    public static let maximumChunkLength = 12 << 10
+    /// Most sessions in one list answer (fewer when their summaries would not fit a frame).
+    public static let maximumListLength = 256
+    /// Longest failure sentence sent, UTF-8 bytes (longer ones are cut).
+    public static let maximumMessageLength = 400
+    /// Longest band or laptop name, UTF-8 bytes.
+    public static let maximumNameLength = 64
+
+    var type: UInt8 {
+        switch self {
+        case .hello: return 0x01
+        case .listSessions: return 0x02
+        case .getChunk: return 0x03
+        case .acknowledge: return 0x04
+        case .getSettings: return 0x05
+        case .setSetting: return 0x06
+        case .setClock: return 0x07
+        case .deleteAll: return 0x08
+        case .pairingVerdict: return 0x10
+        case .pairingStatus: return 0x11
+        case .welcome: return 0x81
+        case .sessionList: return 0x82
+        case .chunk: return 0x83
+        case .acknowledged: return 0x84
+        case .settings: return 0x85
+        case .clockSet: return 0x87
+        case .deleteAllState: return 0x88
+        case .pairingReveal: return 0x90
+        case .pairingState: return 0x91
+        case .failure: return 0xFF
+        }
+    }
+
+    /// Whether the laptop sends it (else the band does).
+    public var isRequest: Bool { type < 0x80 }
+
+    public func encoded(number: UInt32) -> [UInt8] {
+        var w = BinaryWriter()
+        w.varint(UInt64(number))
+        w.byte(type)
+        switch self {
+        case .hello(let low, let high, let client):
+            w.varint(low); w.varint(high); w.string(client)
+        case .listSessions(let after):
+            w.signed(after)
+        case .getChunk(let id, let offset, let length):
+            w.signed(id); w.varint(offset); w.varint(length)
+        case .acknowledge(let id), .acknowledged(let id):
+            w.signed(id)
+        case .getSettings, .pairingStatus:
+            break
+        case .pairingVerdict(let accepted):
+            w.bool(accepted)
+        case .pairingReveal(let nonce, let id, let name):
+            w.data(nonce); w.string(id); w.string(name)
+        case .pairingState(let state):
+            w.byte(state.rawValue)
+        case .setSetting(let key, let value):
+            w.string(key); w.string(value)
+        case .setClock(let unix):
+            w.double(unix)
+        case .deleteAll(let step):
+            w.byte(step.rawValue)
+        case .welcome(let version, let id, let name, let unix):
+            w.varint(version); w.string(id); w.string(name); w.double(unix)
+        case .sessionList(let entries, let more):
+            w.bool(more)
+            w.varint(entries.count)
+            for e in entries {
+                w.signed(e.id); SessionCoding.writeSummary(e.summary, into: &w); w.varint(e.dataLength); w.uint32(e.dataCRC32); w.bool(e.synced)
+            }
+        case .chunk(let id, let offset, let total, let bytes):
+            w.signed(id); w.varint(offset); w.varint(total); w.data(bytes)
+        case .settings(let values):
+            w.varint(values.count)
+            for v in values { w.string(v.key); w.string(v.value) }
+        case .clockSet(let offset):
+            w.double(offset)
+        case .deleteAllState(let state):
+            w.byte(state.rawValue)
+        case .failure(let code, let message):
+            w.byte(code.rawValue); w.string(message.prefixOfUTF8(Self.maximumMessageLength))
+        }
+        return w.bytes
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(CodingError) -> (number: UInt32, message: SyncMessage) {
+        var r = BinaryReader(bytes)
+        let number = UInt32(try r.count(limit: Int(UInt32.max)))
+        let type = try r.byte()
+        let message: SyncMessage
+        switch type {
+        case 0x01:
+            message = .hello(lowestVersion: try r.count(limit: 1000), highestVersion: try r.count(limit: 1000), client: try r.string(limit: 64))
+        case 0x02:
+            message = .listSessions(afterID: try r.signed())
+        case 0x03:
+            message = .getChunk(sessionID: try r.signed(), offset: try r.count(limit: SessionCoding.maximumRawLength),
+                                maximumLength: try r.count(limit: maximumChunkLength))
+        case 0x04:
+            message = .acknowledge(sessionID: try r.signed())
+        case 0x05:
+            message = .getSettings
+        case 0x06:
+            message = .setSetting(key: try r.string(limit: 64), value: try r.string(limit: 256))
+        case 0x07:
+            message = .setClock(unixSeconds: try r.finiteDouble())
+        case 0x08:
+            guard let step = DeleteAllStep(rawValue: try r.byte()) else { throw .malformed("unknown delete-all step", at: r.position - 1) }
+            message = .deleteAll(step)
+        case 0x10:
+            message = .pairingVerdict(accepted: try r.bool())
+        case 0x11:
+            message = .pairingStatus
+        case 0x90:
+            message = .pairingReveal(nonce: try r.data(limit: 64), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64))
+        case 0x91:
+            guard let state = PairingState(rawValue: try r.byte()) else { throw .malformed("unknown pairing state", at: r.position - 1) }
+            message = .pairingState(state)
+        case 0x81:
+            message = .welcome(version: try r.count(limit: 1000), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64),
+                               bandUnixSeconds: try r.finiteDouble())
+        case 0x82:
+            let more = try r.bool()
+            let n = try r.count(limit: maximumListLength)
+            var entries: [SessionEntry] = []
+            entries.reserveCapacity(n)
+            for _ in 0 ..< n {
+                entries.append(SessionEntry(id: try r.signed(), summary: try SessionCoding.readSummary(&r),
+                                            dataLength: try r.count(limit: SessionCoding.maximumRawLength), dataCRC32: try r.uint32(),
+                                            synced: try r.bool()))
+            }
+            message = .sessionList(entries, more: more)
+        case 0x83:
+            message = .chunk(sessionID: try r.signed(), offset: try r.count(limit: SessionCoding.maximumRawLength),
+                             totalLength: try r.count(limit: SessionCoding.maximumRawLength), bytes: try r.data(limit: maximumChunkLength))
+        case 0x84:
+            message = .acknowledged(sessionID: try r.signed())
+        case 0x85:
+            let n = try r.count(limit: 64)
+            var values: [SettingValue] = []
+            for _ in 0 ..< n { values.append(SettingValue(key: try r.string(limit: 64), value: try r.string(limit: 256))) }
+            message = .settings(values)
+        case 0x87:
+            message = .clockSet(offsetSeconds: try r.finiteDouble())
+        case 0x88:
+            guard let state = DeleteAllState(rawValue: try r.byte()) else { throw .malformed("unknown delete-all state", at: r.position - 1) }
+            message = .deleteAllState(state)
+        case 0xFF:
+            let raw = try r.byte()
+            message = .failure(code: FailureCode(rawValue: raw) ?? .internalError, message: try r.string(limit: maximumMessageLength))
+        default:
+            throw .unknownType(type)
+        }
+        try r.finish()
+        return (number, message)
+    }
+}
+
+extension String {
+    /// The longest prefix of at most `maximumBytes` UTF-8 bytes that ends on a character.
+    public func prefixOfUTF8(_ maximumBytes: Int) -> String {
+        guard utf8.count > maximumBytes else { return self }
+        var result = ""
+        var bytes = 0
+        for character in self {
+            let size = character.utf8.count
+            guard bytes + size <= maximumBytes else { break }
+            result.append(character)
+            bytes += size
+        }
+        return result
     }
 }

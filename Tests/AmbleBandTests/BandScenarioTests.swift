@@ -263,50 +263,6 @@ struct AccelerometerChoiceTests {
     }
 }
 
-/// Runs a companion's sync in a thread of its own while the test thread ticks the band.
-final class CompanionThread: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<[SessionListing], any Error>?
-    private let stream: any ByteStream
-
-    init(stream: any ByteStream) {
-        self.stream = stream
-        Thread { [self] in sync() }.start()
-    }
-
-    private func sync() {
-        let outcome = Result { () throws -> [SessionListing] in
-            let client = SyncClient(stream: self.stream, timeoutSeconds: 20)
-            _ = try client.hello(client: "test")
-            let listing = try client.listSessions()
-            for item in listing { _ = try client.session(id: item.id) }
-            return listing
-        }
-        lock.withLock { result = outcome }
-    }
-
-    var finished: Result<[SessionListing], any Error>? { lock.withLock { result } }
-}
-
-
-struct BandSyncTests {
-    @Test func theBandServesItsSessionsOverASerialLine() throws {
-        let pair = try PseudoTerminalPair.open()
-        let run = try ScenarioRun(script: "0:01 press select\n+2 walk 100\n", options: { $0.serialPath = pair.subordinatePath })
-        let band = run.band, clock = run.clock
-        band.run(advancing: clock, forBandSeconds: 40)
-        let companion = CompanionThread(stream: pair.controller)
-        var waited = 0
-        while companion.finished == nil && waited < 2000 {
-            band.run(advancing: clock, forBandSeconds: 0.01)
-            usleep(1000)
-            waited += 1
-        }
-        let listing = try #require(try companion.finished?.get())
-        #expect(listing.map(\.summary.kind) == [.calibration])
-    }
-}
-
 struct BandHeartRateTests {
     @Test func aSessionAtRestCarriesHeartRateConfidenceAndRMSSD() throws {
         // A calibration with the wearer standing still: it fails (no walking), and is stored

@@ -54,34 +54,56 @@ struct CompanionCommandTests {
 
     @Test func rootHelpListsTheCommands() {
         let help = AmbleCommand.helpMessage()
-        for command in ["sync", "sessions", "analyze"] {
-            #expect(help.contains(command))
+        for command in ["pair", "bands", "unpair", "sync", "band", "sessions", "analyze"] {
+            #expect(help.contains("  \(command) "), "\(command) is listed")
         }
     }
 
     @Test func syncHelpIsExactly() {
         #expect(AmbleCommand.helpMessage(for: SyncCommand.self, columns: 100) == """
-            OVERVIEW: Pull the sessions this store does not have yet from a band.
+            OVERVIEW: Pull the sessions this store does not have yet from a paired band.
 
-            Sessions already stored (by band and band session id) are never pulled twice.
+            Sessions already stored (by band and band session id) are never pulled twice. A sync that is cut
+            keeps what it finished and the part of the session under way; the next one resumes there. The band
+            marks a session synced only after this store has committed it.
 
-            USAGE: amble sync [--tcp <host:port>] [--serial <device>] [--baud <rate>] [--timeout <seconds>]
+            USAGE: amble sync [--tcp <host:port>] [--serial <device>] [--baud <rate>] [--timeout <seconds>] [--band <band>] [--json]
 
             OPTIONS:
               --tcp <host:port>       The band's address (ambled --listen).
               --serial <device>       The serial device the band is on (ambled --serial).
               --baud <rate>           Baud rate of --serial. (default: 115200)
-              --timeout <seconds>     Seconds to wait for each answer. (default: 15.0)
+              --timeout <seconds>     Seconds without an answer before giving up. (default: 15.0)
+              --band <band>           Which paired band (`amble bands`): its name or the start of its id.
+                                      Needed when several are paired and the address does not tell.
+              --json                  Print one JSON object with the result (no progress bar).
               -h, --help              Show help information.
 
             """)
     }
 
-    @Test func syncNeedsExactlyOneLink() {
-        #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync"]) }
+    @Test func linkOptionsAreChecked() {
         #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync", "--tcp", "h:1", "--serial", "/dev/x"]) }
         #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync", "--tcp", "nohostport"]) }
+        #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["pair"]) }
+        #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["sync", "--baud", "1234", "--serial", "/dev/x"]) }
         #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["--store", "/tmp/x.sqlite", "sync", "--tcp", "127.0.0.1:7070"]) }
+        #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["sync"]) }   // the paired band's last address
+    }
+
+    @Test func bandSettingsAreCheckedBeforeConnecting() {
+        #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["band", "settings"]) }
+        #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["band", "settings", "get", "metronome"]) }
+        #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["band", "settings", "set", "reduction_percent", "25"]) }
+        for bad in [["set", "reduction_percent", "23"], ["set", "nonsense", "1"], ["get", "nonsense"], ["set", "metronome"], ["frobnicate"]] {
+            #expect(throws: (any Error).self, "\(bad)") { try AmbleCommand.parseAsRoot(["band", "settings"] + bad) }
+        }
+        do {
+            _ = try AmbleCommand.parseAsRoot(["band", "settings", "set", "reduction_percent", "23"])
+            Issue.record("23 % was accepted")
+        } catch {
+            #expect(AmbleCommand.message(for: error).contains("reduction_percent: \"23\" is not allowed; expected 10, 15, 20, 25, 30, 35 or 40"))
+        }
     }
 
     @Test func analyzeStepsCountsASynthesizedWalkAndReportsBadLines() throws {

@@ -43,12 +43,26 @@ struct PracticeDriver {
 }
 
 struct PracticeMachineTests {
+    @Test func theLinkEntriesHandTheirRequestToTheLinkPrompt() {
+        var band = PracticeDriver()
+        band.press(.shortPressed(.next))
+        band.press(.shortPressed(.next))
+        band.press(.shortPressed(.select))
+        #expect(band.actions.last == .link(.openPairing))
+        band.press(.shortPressed(.next))
+        band.press(.shortPressed(.select))
+        #expect(band.actions.last == .link(.confirmForgetLaptops))
+        band.press(.shortPressed(.next))
+        guard case .menu(_, 0)? = band.lastScreen else { Issue.record("the menu wraps to Calibrate"); return }
+    }
+
     let calibrated = Calibration(cadenceStepsPerMinute: 110, stepLengthMeters: nil, unixSeconds: 0)
 
     @Test func walkIsRefusedUntilCalibrated() {
         var band = PracticeDriver()
         guard case .menu(let entries, 0)? = band.lastScreen else { Issue.record("no menu"); return }
-        #expect(entries.map(\.enabled) == [true, false])
+        #expect(entries.map(\.title) == ["Calibrate", "Mindful Walk", "Pair laptop", "Forget laptops"])
+        #expect(entries.map(\.enabled) == [true, false, true, true])
         band.press(.shortPressed(.next))
         band.press(.shortPressed(.select))
         #expect(band.vibrations.last == "refuse")

@@ -1,67 +1,78 @@
 import AmbleModel
-import AmbleSync
+@testable import AmbleSync
 import Testing
 
 struct FramingTests {
-    let messages: [SyncMessage] = [
-        .hello(protocolVersion: 1, client: "amble"),
-        .listSessions(afterID: nil),
-        .getSession(id: 42),
-        .failure(code: .notFound, message: "no session 42 here"),
-    ]
+    let payloads: [[UInt8]] = [[], [1, 2, 3], Array(repeating: 0x41, count: 300), (0 ..< 2000).map { UInt8($0 % 251) }]
 
-    @Test func decodesFramesFedOneByteAtATime() throws {
+    func frames(_ events: [FrameDecoder.Event]) -> [[UInt8]] {
+        events.compactMap { if case .frame(_, let p) = $0 { return p } else { return nil } }
+    }
+
+    @Test func decodesFramesFedOneByteAtATime() {
         var decoder = FrameDecoder()
-        var got: [SyncMessage] = []
-        for message in messages {
-            for byte in Framing.frame(try message.encoded()) {
-                for event in decoder.feed([byte]) {
-                    guard case .frame(let payload) = event else { Issue.record("unexpected \(event)"); continue }
-                    got.append(try SyncMessage.decode(payload))
-                }
-            }
+        var got: [[UInt8]] = []
+        for payload in payloads {
+            for byte in Framing.frame(.secure, payload) { got += frames(decoder.feed([byte])) }
         }
-        #expect(got == messages)
+        #expect(got == payloads)
+        #expect(decoder.bufferedByteCount == 0)
     }
 
-    @Test func skipsLineNoiseAndFindsTheNextFrame() throws {
+    @Test func theHeaderIsLaidOutAsDocumented() {
+        let frame = Framing.frame(.pair, [0xAA, 0xBB])
+        // docs/protocol.md: "AM" | version | kind | length u16 BE | check u16 | payload | CRC-32 BE
+        #expect(Array(frame.prefix(6)) == [0x41, 0x4D, 2, 0x01, 0x00, 0x02])
+        let check = UInt16(truncatingIfNeeded: CRC32.checksum(frame.prefix(6)))
+        #expect(frame[6] == UInt8(check >> 8) && frame[7] == UInt8(check & 0xFF))
+        let crc = CRC32.checksum([0xAA, 0xBB])
+        #expect(Array(frame.suffix(4)) == [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        #expect(frame.count == Framing.headerLength + 2 + Framing.trailerLength)
+    }
+
+    @Test func skipsLineNoiseAndFindsTheNextFrame() {
         var decoder = FrameDecoder()
-        let frame = Framing.frame(try messages[2].encoded())
-        let events = decoder.feed([0x00, 0x41, 0xFF, 0x13] + frame + [0x41])
-        let frames = events.compactMap { if case .frame(let p) = $0 { return p } else { return nil } }
-        #expect(frames.count == 1)
-        #expect(try SyncMessage.decode(frames[0]) == messages[2])
-        #expect(events.contains { if case .discarded = $0 { return true } else { return false } })
+        let events = decoder.feed([0x00, 0x41, 0xFF, 0x13] + Framing.frame(.secure, payloads[1]) + [0x41])
+        #expect(frames(events) == [payloads[1]])
+        #expect(events.contains { if case .discarded(_, .noFrameStart) = $0 { return true } else { return false } })
     }
 
-    @Test func dropsAFrameWithABadChecksum() throws {
+    @Test func aDamagedPayloadIsReportedAsDamaged() {
         var decoder = FrameDecoder()
-        var corrupted = Framing.frame(try messages[0].encoded())
-        corrupted[10] ^= 0x20
-        let good = Framing.frame(try messages[1].encoded())
-        let frames = decoder.feed(corrupted + good).compactMap { if case .frame(let p) = $0 { return p } else { return nil } }
-        #expect(frames.count == 1)
-        #expect(try SyncMessage.decode(frames[0]) == messages[1])
+        var damaged = Framing.frame(.secure, payloads[2])
+        damaged[20] ^= 0x20
+        let events = decoder.feed(damaged + Framing.frame(.secure, payloads[1]))
+        #expect(frames(events) == [payloads[1]])
+        #expect(events.contains { if case .discarded(_, .damaged) = $0 { return true } else { return false } })
     }
 
-    @Test func aCorruptedLengthDoesNotStallTheDecoder() throws {
+    @Test func aCorruptedLengthDoesNotStallTheDecoder() {
         var decoder = FrameDecoder()
-        var corrupted = Framing.frame(try messages[0].encoded())
-        corrupted[3] ^= 0x10  // the length's high byte: 256 MB would never arrive
-        var frames = decoder.feed(corrupted).compactMap { if case .frame(let p) = $0 { return p } else { return nil } }
-        for _ in 0..<5 {
-            frames += decoder.feed(Framing.frame(try messages[1].encoded())).compactMap { if case .frame(let p) = $0 { return p } else { return nil } }
-        }
-        #expect(frames.count == 5, "every good frame after the bad one arrives")
+        var corrupted = Framing.frame(.secure, payloads[1])
+        corrupted[4] ^= 0x10
+        var got = frames(decoder.feed(corrupted))
+        for _ in 0 ..< 5 { got += frames(decoder.feed(Framing.frame(.secure, payloads[1]))) }
+        #expect(got.count == 5, "every good frame after the bad one arrives")
     }
 
-    @Test func refusesFramesLargerThanItsLimit() throws {
-        var decoder = FrameDecoder(maximumPayloadLength: 100)
-        let big = Framing.frame(Array(repeating: 0x20, count: 500))
-        let small = Framing.frame(try messages[1].encoded())
-        let frames = decoder.feed(big + small).compactMap { if case .frame(let p) = $0 { return p } else { return nil } }
-        #expect(frames.count == 1)
-        #expect(try SyncMessage.decode(frames[0]) == messages[1])
+    @Test func aHeaderDeclaringMoreThanTheLimitIsSkipped() {
+        var decoder = FrameDecoder()
+        // The 9-byte header of the old link that declared 60,000 bytes, in today's layout.
+        var header: [UInt8] = [0x41, 0x4D, Framing.version, FrameKind.secure.rawValue, 0xEA, 0x60]
+        let check = Framing.headerCheck(header[...])
+        header += [UInt8(check >> 8), UInt8(check & 0xFF)]
+        let events = decoder.feed(header + Framing.frame(.secure, payloads[1]))
+        #expect(frames(events) == [payloads[1]])
+        #expect(events.contains { if case .discarded(_, .tooLong(60_000)) = $0 { return true } else { return false } })
+    }
+
+    @Test func theDecoderHoldsNoMoreThanItsCapacity() {
+        var decoder = FrameDecoder()
+        let refused = decoder.append(Array(repeating: 0x41, count: decoder.capacity + 1000))
+        #expect(refused == 1000)
+        #expect(decoder.freeCapacity == 0)
+        while decoder.next() != nil {}
+        #expect(decoder.bufferedByteCount <= 1)
     }
 
     @Test func crcMatchesZlib() {

@@ -19,18 +19,29 @@ public enum PracticeAction: Equatable, Sendable {
     /// Start counting whole seconds from now: a countdown begins, and each of its seconds
     /// must be a full second however the press fell within the band's second.
     case restartSeconds
+    /// A menu entry that belongs to the link (pairing, forgetting laptops): the band hands it
+    /// to its `LinkPrompt`, which takes the screen until it is done.
+    case link(LinkPrompt.Request)
 }
 
 /// The band's practice: the menu, calibration and the mindful walk, as one value.
 ///
-/// Menu: Calibrate, Mindful Walk (refused until calibrated). `next` moves, `select` chooses;
+/// Menu: Calibrate, Mindful Walk (refused until calibrated), Pair laptop, Forget laptops.
+/// `next` moves, `select` chooses;
 /// `back`, or a long press of `select`, goes back (and ends a walk). Choosing Mindful Walk asks
 /// for the reduction; then a countdown, then the walk, second by second. Pure: events in,
 /// actions out; the owner stores, buzzes and draws.
 public struct PracticeMachine: Sendable {
     enum MenuItem: Int, CaseIterable {
-        case calibrate, mindfulWalk
-        var title: String { self == .calibrate ? "Calibrate" : "Mindful Walk" }
+        case calibrate, mindfulWalk, pairLaptop, forgetLaptops
+        var title: String {
+            switch self {
+            case .calibrate: return "Calibrate"
+            case .mindfulWalk: return "Mindful Walk"
+            case .pairLaptop: return "Pair laptop"
+            case .forgetLaptops: return "Forget laptops"
+            }
+        }
     }
 
     enum Activity: Equatable {
@@ -99,6 +110,28 @@ public struct PracticeMachine: Sendable {
         }
     }
 
+    /// The screen of the menu or choice on screen, to show again after a link prompt; nothing
+    /// in the other states (their next second redraws them).
+    public mutating func redraw() -> [PracticeAction] {
+        switch state {
+        case .menu(let selected): return [.show(menuScreen(selected: selected))]
+        case .choosingReduction(let index): return [.show(reductionScreen(index: index))]
+        case .notice:
+            state = .menu(selected: .calibrate)
+            return [.show(menuScreen(selected: .calibrate))]
+        default: return []
+        }
+    }
+
+    /// Whether the wearer is between things (menu, a choice, a notice): a link prompt may take
+    /// the screen. Not during a countdown, calibration or walk.
+    public var isIdle: Bool {
+        switch state {
+        case .menu, .choosingReduction, .notice: return true
+        default: return false
+        }
+    }
+
     /// Ends whatever session is under way (shutdown); returns its closing actions.
     public mutating func finish(unixSeconds: Double) -> [PracticeAction] {
         switch state {
@@ -137,6 +170,10 @@ public struct PracticeMachine: Sendable {
                 let index = settings.reductionChoicesPercent.firstIndex(of: reductionPercent) ?? 0
                 state = .choosingReduction(index: index)
                 return [.vibrate(.short), .show(reductionScreen(index: index))]
+            case .pairLaptop:
+                return [.link(.openPairing)]
+            case .forgetLaptops:
+                return [.link(.confirmForgetLaptops)]
             }
 
         case .choosingReduction(let index):
@@ -283,7 +320,7 @@ public struct PracticeMachine: Sendable {
     // MARK: Screens
 
     private func menuScreen(selected: MenuItem) -> Screen {
-        .menu(entries: MenuItem.allCases.map { Screen.MenuEntry(title: $0.title, enabled: $0 == .calibrate || calibration != nil) }, selected: selected.rawValue)
+        .menu(entries: MenuItem.allCases.map { Screen.MenuEntry(title: $0.title, enabled: $0 != .mindfulWalk || calibration != nil) }, selected: selected.rawValue)
     }
 
     private func reductionScreen(index: Int) -> Screen {

@@ -11,4 +11,7 @@ public enum Screen: Equatable, Sendable {
     case calibrating(elapsedSeconds: Int, totalSeconds: Int?, cadenceStepsPerMinute: Double, steps: Int)
     case walking(elapsedSeconds: Int, cadenceStepsPerMinute: Double, limitStepsPerMinute: Double, steps: Int, heartRateBPM: Double?, overLimit: Bool)
     case notice(title: String, detail: String)
+    /// A question for the wearer (pairing, a wipe): a sentence, an optional code in large
+    /// digits, and which button says what.
+    case question(title: String, detail: String, code: String?, keys: String)
 }

@@ -1,0 +1,156 @@
+import AmbleCompanionStore
+import AmbleLinux
+import AmbleModel
+import AmbleSync
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `amble band ...`: the band's settings, clock and wipe, over the secure link.
+struct BandCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "band",
+        abstract: "Read and change a paired band's settings, set its clock, or wipe it.",
+        subcommands: [SettingsCommand.self, TimeCommand.self, DeleteAllCommand.self]
+    )
+
+    struct SettingsCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "settings",
+            abstract: "Show the band's settings, or set one.",
+            usage: "amble band settings [get [KEY] | set KEY VALUE] [--tcp HOST:PORT | --serial DEVICE] [--band BAND]",
+            discussion: "Settings: " + BandSetting.allCases.map { "\($0.rawValue) (\($0.allowed))" }.joined(separator: "; ") + "."
+        )
+
+        @ParentCommand var amble: AmbleCommand
+        @OptionGroup var target: PairedBandOptions
+
+        @Argument(help: ArgumentHelp("get (default) or set, then the key and, for set, the value.", valueName: "get|set KEY VALUE"))
+        var words: [String] = []
+
+        @Flag(help: "Print a JSON object of the settings.")
+        var json = false
+
+        func validate() throws {
+            switch words.first ?? "get" {
+            case "get":
+                guard words.count <= 2 else { throw ValidationError("get takes at most one key") }
+                if words.count == 2, BandSetting(rawValue: words[1]) == nil { throw ValidationError(unknownKey(words[1])) }
+            case "set":
+                guard words.count == 3 else { throw ValidationError("set takes a key and a value, e.g. amble band settings set reduction_percent 25") }
+                guard let setting = BandSetting(rawValue: words[1]) else { throw ValidationError(unknownKey(words[1])) }
+                do { _ = try setting.validate(words[2]) } catch { throw ValidationError(error.description) }
+            default:
+                throw ValidationError("\"\(words[0])\" is neither get nor set")
+            }
+        }
+
+        private func unknownKey(_ key: String) -> String {
+            "no setting \"\(key)\"; the band has \(BandSetting.allCases.map(\.rawValue).joined(separator: ", "))"
+        }
+
+        func run() throws {
+            let store = try openCompanionStore(path: amble.storePath)
+            let (link, band) = try target.connect(store: store)
+            defer { link.close() }
+            let answer: SyncMessage
+            do {
+                if words.first == "set" {
+                    answer = try link.request(.setSetting(key: words[1], value: words[2]))
+                } else {
+                    answer = try link.request(.getSettings)
+                }
+            } catch {
+                throw CommandError(explain(error, band: band.name))
+            }
+            guard case .settings(var values) = answer else { throw CommandError("\(band.name) answered with something other than settings") }
+            if words.count == 2 { values = values.filter { $0.key == words[1] } }
+            if json {
+                print("{" + values.map { "\(SessionJSON.string($0.key)): \(SessionJSON.string($0.value))" }.joined(separator: ", ") + "}")
+                return
+            }
+            if words.first == "set" { print("\(band.name): set") }
+            let width = (values.map(\.key.count).max() ?? 0) + 2
+            for value in values { print(SessionText.pad(value.key, width) + value.value) }
+        }
+    }
+
+    struct TimeCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "time",
+            abstract: "Set the band's date and time to this laptop's.",
+            discussion: "A band without a real-time clock or network starts with a wrong date; sessions take their dates from it."
+        )
+
+        @ParentCommand var amble: AmbleCommand
+        @OptionGroup var target: PairedBandOptions
+
+        func run() throws {
+            let store = try openCompanionStore(path: amble.storePath)
+            let (link, band) = try target.connect(store: store)
+            defer { link.close() }
+            let now = Date().timeIntervalSince1970
+            do {
+                guard case .clockSet(let moved) = try link.request(.setClock(unixSeconds: now)) else {
+                    throw CommandError("\(band.name) did not confirm the time")
+                }
+                print("\(band.name): clock set to \(isoDate(now)) (it was \(describe(moved)))")
+            } catch let error as SyncError {
+                throw CommandError(explain(error, band: band.name))
+            }
+        }
+
+        private func describe(_ moved: Double) -> String {
+            let seconds = Int(moved.rounded())
+            if seconds == 0 { return "right to the second" }
+            return "\(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead")"
+        }
+    }
+
+    struct DeleteAllCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "delete-all",
+            abstract: "Wipe the band: sessions, calibration, settings, paired laptops. The wearer confirms on the band.",
+            discussion: "Sessions already synced stay in this laptop's store. The band asks its wearer; nothing happens until they press select there."
+        )
+
+        @ParentCommand var amble: AmbleCommand
+        @OptionGroup var target: PairedBandOptions
+
+        @Option(help: ArgumentHelp("Seconds to wait for the wearer.", valueName: "seconds"))
+        var wait: Double = 130
+
+        func run() throws {
+            let store = try openCompanionStore(path: amble.storePath)
+            let (link, band) = try target.connect(store: store)
+            defer { link.close() }
+            do {
+                var state = try deleteAllState(link.request(.deleteAll(.request)), band: band.name)
+                print("\(band.name) asks its wearer: press select on the band to delete everything, back to keep it.")
+                let deadline = Date().timeIntervalSince1970 + wait
+                while state == .awaitingWearer && Date().timeIntervalSince1970 < deadline {
+                    sleepSeconds(0.5)
+                    state = try deleteAllState(link.request(.deleteAll(.status)), band: band.name)
+                }
+                switch state {
+                case .done:
+                    _ = try store.unpair(bandID: band.id)
+                    print("\(band.name) is wiped and no longer paired. Its synced sessions stay here.")
+                case .declined: throw CommandError("the wearer kept the band's data (or did not answer within two minutes)")
+                case .awaitingWearer: throw CommandError("no answer from the wearer within \(Int(wait)) s; nothing was deleted")
+                case .none: throw CommandError("\(band.name) lost the request; nothing was deleted")
+                }
+            } catch let error as SyncError {
+                throw CommandError(explain(error, band: band.name))
+            }
+        }
+
+        private func deleteAllState(_ answer: SyncMessage, band: String) throws -> SyncMessage.DeleteAllState {
+            guard case .deleteAllState(let state) = answer else { throw CommandError("\(band) answered the wipe with something else") }
+            return state
+        }
+    }
+}

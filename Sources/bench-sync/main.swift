@@ -1,0 +1,170 @@
+// The sync link's costs (scripts/bench-sync): bytes per recorded second, a throttled serial
+// line between two pseudo-terminals, pairing stores directly, and a flood of hostile peers.
+// A developer's measurement, not a test.
+import AmbleBandStore
+import AmbleCompanionStore
+import AmbleHardware
+import AmbleLinux
+import AmbleModel
+import AmbleSync
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+func fail(_ message: String) -> Never {
+    writeStandardError("bench-sync: \(message)\n")
+    exit(2)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    fail("usage: bench-sync size BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS")
+}
+
+switch command {
+case "size":
+    // Bytes per recorded second of each finished session's sync data.
+    guard arguments.count == 2 else { fail("size BAND_DB") }
+    let store = try BandStore(path: arguments[1])
+    var totalBytes = 0, totalSeconds = 0.0
+    for session in try store.finishedSessions() {
+        guard let record = try store.session(id: session.id) else { continue }
+        let data = SessionCoding.encode(record)
+        let seconds = Double(record.seconds.count)
+        totalBytes += data.count
+        totalSeconds += seconds
+        print("session \(session.id) (\(session.summary.kind.rawValue)): \(record.seconds.count) s, \(data.count) bytes, "
+              + String(format: "%.2f", Double(data.count) / max(seconds, 1)) + " bytes per recorded second")
+    }
+    print("all: \(totalBytes) bytes for \(Int(totalSeconds)) s: " + String(format: "%.2f", Double(totalBytes) / max(totalSeconds, 1)) + " bytes per recorded second")
+
+case "phases":
+    // Where a sync's time goes on the laptop, for the sessions of BAND_DB: decoding their data
+    // and committing them to a fresh in-memory laptop store.
+    guard arguments.count == 2 else { fail("phases BAND_DB") }
+    let store = try BandStore(path: arguments[1])
+    let laptop = try CompanionStore(path: nil)
+    let clock = SystemClock()
+    var decodeSeconds = 0.0, insertSeconds = 0.0, encodeSeconds = 0.0
+    for session in try store.finishedSessions() {
+        guard let record = try store.session(id: session.id) else { continue }
+        var t = clock.nowSeconds
+        let data = SessionCoding.encode(record)
+        encodeSeconds += clock.nowSeconds - t
+        t = clock.nowSeconds
+        let decoded = try SessionCoding.decode(data)
+        decodeSeconds += clock.nowSeconds - t
+        t = clock.nowSeconds
+        _ = try laptop.insert(bandID: "b", bandName: "b", bandSessionID: session.id, record: decoded, syncedAtUnixSeconds: 0)
+        insertSeconds += clock.nowSeconds - t
+    }
+    print(String(format: "encode %.1f ms, decode %.1f ms, store %.1f ms", encodeSeconds * 1000, decodeSeconds * 1000, insertSeconds * 1000))
+
+case "pair":
+    // Pairs a band's store and a laptop's store directly (the bench has no wearer to press select).
+    guard arguments.count == 3 else { fail("pair BAND_DB LAPTOP_DB") }
+    let band = try BandStore(path: arguments[1])
+    let laptop = try CompanionStore(path: arguments[2])
+    let bandKey = try NoiseKeyPair(privateKey: try band.staticPrivateKey { NoiseKeyPair.generate().privateKey })
+    let laptopKey = try NoiseKeyPair(privateKey: try laptop.laptopPrivateKey { NoiseKeyPair.generate().privateKey })
+    let identity = try band.identity(defaultName: "Bench band")
+    try band.addPairedLaptop(PairedLaptop(publicKey: laptopKey.publicKey, name: "bench", pairedUnixSeconds: Date().timeIntervalSince1970))
+    try laptop.pairBand(id: identity.id, name: identity.name, publicKey: bandKey.publicKey, address: nil, nowUnixSeconds: Date().timeIntervalSince1970)
+    print("paired \(identity.name) (\(identity.id))")
+
+case "relay":
+    // Two pseudo-terminal pairs joined by a relay that passes at most BAUD/10 bytes a second
+    // each way, as a serial line at that rate would (8N1: 10 bits a byte).
+    guard arguments.count == 2, let baud = Int(arguments[1]) else { fail("relay BAUD") }
+    let a = try PseudoTerminalPair.open(), b = try PseudoTerminalPair.open()
+    print(a.subordinatePath)
+    print(b.subordinatePath)
+    fflush(nil)
+    let bytesPerSecond = Double(baud) / 10
+    let clock = SystemClock()
+    var credit = [0.0, 0.0]
+    var last = clock.nowSeconds
+    var pending: [[UInt8]] = [[], []]
+    let ends = [a.controller, b.controller]
+    while true {
+        let now = clock.nowSeconds
+        for i in 0 ..< 2 { credit[i] = min(credit[i] + (now - last) * bytesPerSecond, bytesPerSecond * 0.01 + 64) }
+        last = now
+        for i in 0 ..< 2 {
+            if pending[i].count < 4096, let bytes = try? ends[i].read(maxCount: 4096, timeoutSeconds: 0), !bytes.isEmpty {
+                pending[i] += bytes
+            }
+            let allowed = min(pending[i].count, Int(credit[i]))
+            if allowed > 0, let written = try? ends[1 - i].writeAvailable(pending[i][..<allowed]), written > 0 {
+                pending[i].removeFirst(written)
+                credit[i] -= Double(written)
+            }
+        }
+        _ = waitForReadable(ends.map(\.pollDescriptor), timeoutSeconds: 0.001)
+    }
+
+case "flood":
+    // CONNECTIONS peers for SECONDS: each reconnects over and over and sends, in turn, random
+    // bytes, pairing handshakes (the band is not in pairing mode), connect handshakes with an
+    // unpaired key, a frame header that never finishes, or nothing at all (an idle socket).
+    guard arguments.count == 4, let target = HostPort(parsing: arguments[1]), let count = Int(arguments[2]), let seconds = Double(arguments[3]) else {
+        fail("flood HOST:PORT CONNECTIONS SECONDS")
+    }
+    let clock = SystemClock()
+    let end = clock.nowSeconds + seconds
+    var generator = SystemRandomNumberGenerator()
+    var sockets: [(stream: TCPConnection, kind: Int, since: Double)?] = Array(repeating: nil, count: count)
+    var sent = 0, connects = 0, refusals = 0
+    var turn = 0
+    while clock.nowSeconds < end {
+        for i in 0 ..< count {
+            let now = clock.nowSeconds
+            if sockets[i] == nil || now - sockets[i]!.since > 3 {
+                sockets[i]?.stream.close()
+                guard let stream = try? TCPConnection.connect(to: target, timeoutSeconds: 1) else { sockets[i] = nil; continue }
+                sockets[i] = (stream, turn % 5, now)
+                turn += 1
+                connects += 1
+            }
+            guard let (stream, kind, _) = sockets[i] else { continue }
+            var bytes: [UInt8] = []
+            switch kind {
+            case 0:
+                bytes = (0 ..< 8192).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+            case 1:
+                var handshake = try NoiseHandshakeState(pattern: .xx, role: .initiator, prologue: BandLinkConnection.prologue, localStaticKey: .generate())
+                bytes = Framing.frame(.pair, try handshake.writeMessage(payload: []).message)
+            case 2:
+                var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
+                                                        localStaticKey: .generate(), remoteStaticKey: NoiseKeyPair.generate().publicKey)
+                bytes = Framing.frame(.connect, try handshake.writeMessage(payload: []).message)
+            case 3:
+                var header: [UInt8] = [0x41, 0x4D, Framing.version, FrameKind.secure.rawValue, 0x40, 0x00]
+                let check = UInt16(truncatingIfNeeded: CRC32.checksum(header))
+                header += [UInt8(check >> 8), UInt8(check & 0xFF)]
+                bytes = header + Array(repeating: 0x55, count: 100)
+            default:
+                break   // idle
+            }
+            if !bytes.isEmpty, let written = try? stream.writeAvailable(bytes[...]) { sent += written }
+            // Drain what the band says (refusals) so its writes never block on us.
+            if let answer = try? stream.read(maxCount: 65536, timeoutSeconds: 0) {
+                var decoder = FrameDecoder()
+                refusals += decoder.feed(answer).filter { if case .frame(FrameKind.refusal.rawValue, _) = $0 { return true } else { return false } }.count
+            } else {
+                stream.close()
+                sockets[i] = nil
+            }
+        }
+        usleep(1000)
+    }
+    print("flood: \(connects) connections, \(sent) bytes sent, \(refusals) refusals received")
+
+default:
+    fail("unknown command \(command)")
+}

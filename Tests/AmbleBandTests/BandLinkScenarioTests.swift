@@ -1,0 +1,262 @@
+import AmbleBand
+import AmbleBandStore
+@testable import AmbleCLI
+import AmbleCompanionStore
+import AmbleHardware
+import AmbleLinux
+import AmbleModel
+import AmbleStateMachines
+import AmbleSync
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs the laptop's side in a thread of its own while the test thread ticks the band.
+final class LaptopThread<Value: Sendable>: @unchecked Sendable {
+    private let outcome = Mutex<Result<Value, any Error>?>(nil)
+
+    init(_ work: @escaping @Sendable () throws -> Value) {
+        Thread { [self] in
+            let result = Result { try work() }
+            outcome.withLock { $0 = result }
+        }.start()
+    }
+
+    var result: Result<Value, any Error>? { outcome.withLock { $0 } }
+
+    /// Ticks `run`'s band until the laptop is done (at most `realSeconds`); returns its result.
+    func wait(ticking run: ScenarioRun, realSeconds: Double = 60, each: (Band) -> Void = { _ in }) throws -> Value {
+        let deadline = Date().addingTimeInterval(realSeconds)
+        while result == nil && Date() < deadline {
+            run.band.run(advancing: run.clock, forBandSeconds: 0.01)
+            each(run.band)
+            usleep(300)
+        }
+        return try #require(result).get()
+    }
+}
+
+/// The band's TCP address, from its log.
+func listenAddress(_ run: ScenarioRun) throws -> HostPort {
+    let line = try #require(run.log.all.first { $0.contains("serving sessions on") })
+    let word = try #require(line.split(separator: " ").first { $0.contains(":") && $0.first?.isNumber == true })
+    return try #require(HostPort(parsing: String(word)))
+}
+
+/// Pairs the band's store and a laptop's store directly (what `amble pair` ends with).
+func pairDirectly(_ band: BandStore, _ laptop: CompanionStore) throws -> (NoiseKeyPair, PairedBand) {
+    let bandKey = try NoiseKeyPair(privateKey: try band.staticPrivateKey { NoiseKeyPair.generate().privateKey })
+    let laptopKey = try NoiseKeyPair(privateKey: try laptop.laptopPrivateKey { NoiseKeyPair.generate().privateKey })
+    let identity = try band.identity(defaultName: "Simulated band")
+    try band.addPairedLaptop(PairedLaptop(publicKey: laptopKey.publicKey, name: "test laptop", pairedUnixSeconds: 0))
+    try laptop.pairBand(id: identity.id, name: identity.name, publicKey: bandKey.publicKey, address: nil, nowUnixSeconds: 0)
+    return (laptopKey, try #require(try laptop.band(matching: identity.id)))
+}
+
+/// A finished 30 s calibration then a menu: the script most link tests start with.
+let calibrationScript = "0:01 press select\n+2 walk 100\n+40 stop\n"
+
+struct BandLinkScenarioTests {
+    @Test func pairingFromTheMenuThenSyncOverASerialLine() throws {
+        let pty = try PseudoTerminalPair.open()
+        // Calibrate, then Pair laptop (next, next, select), and the wearer will answer yes.
+        let run = try ScenarioRun(script: calibrationScript + "+10 press next\n+0.5 press next\n+0.5 press select\n+0 answer yes\n",
+                                  options: { $0.serialPath = pty.subordinatePath })
+        run.run(seconds: 60)
+        guard case .question(let title, _, _, _) = run.band.screenShown else {
+            Issue.record("not in pairing mode: \(run.band.screenShown)")
+            return
+        }
+        #expect(title == "Pair laptop")
+        let laptopStore = try CompanionStore(path: nil)
+        let laptopKey = try laptopKeyPair(laptopStore)
+        nonisolated(unsafe) let controller = pty.controller
+        let laptopCode = Mutex<String?>(nil)
+        let pairing = LaptopThread { () throws -> PairedBandKey in
+            let link = CompanionLink(stream: controller, laptopKeyPair: laptopKey, clock: SystemClock())
+            let paired = try link.pair(laptopName: "test laptop", confirm: { offer in
+                laptopCode.withLock { $0 = offer.codes.comparisonDigits }
+                return true
+            })
+            link.close(keepingStream: true)
+            return paired
+        }
+        var bandCode: String?
+        let paired: PairedBandKey
+        do {
+            paired = try pairing.wait(ticking: run) { band in
+                if case .question(_, _, let code?, _) = band.screenShown { bandCode = code }
+            }
+        } catch {
+            print(run.log.all.suffix(30).joined(separator: "\n"))
+            throw error
+        }
+        #expect(bandCode != nil && bandCode == laptopCode.withLock { $0 }, "band and laptop showed the same code")
+        #expect(try run.band.store.pairedLaptops().map(\.publicKey) == [laptopKey.publicKey])
+        try laptopStore.pairBand(id: paired.bandID, name: paired.bandName, publicKey: paired.bandPublicKey, address: pty.subordinatePath, nowUnixSeconds: 0)
+
+        // Now a sync over the same line, with the stored keys.
+        let result = try LaptopThread { () throws -> Synchronizer.Result in
+            let link = CompanionLink(stream: controller, laptopKeyPair: laptopKey, clock: SystemClock())
+            try link.connect(bandPublicKey: paired.bandPublicKey)
+            return try Synchronizer(sink: laptopStore, link: link).run()
+        }.wait(ticking: run)
+        #expect(result.pulled.map(\.summary.kind) == [.calibration])
+        let stored = try laptopStore.sessions()
+        let original = try #require(try run.band.store.session(id: 1))
+        #expect(try laptopStore.session(id: stored[0].id)?.1 == SessionCoding.quantized(original).seconds)
+        #expect(try run.band.store.finishedSessions().allSatisfy { $0.syncedUnixSeconds != nil }, "acknowledged after the laptop kept it")
+    }
+
+    @Test func aPairedLaptopSyncsOverTCPAndNeverTwice() throws {
+        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 50)
+        let laptopStore = try CompanionStore(path: nil)
+        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+        let address = try listenAddress(run)
+        func sync() throws -> Synchronizer.Result {
+            try LaptopThread { () throws -> Synchronizer.Result in
+                let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+                defer { link.close() }
+                try link.connect(bandPublicKey: band.publicKey)
+                return try Synchronizer(sink: laptopStore, link: link).run()
+            }.wait(ticking: run)
+        }
+        #expect(try sync().pulled.count == 1)
+        #expect(try sync().pulled.isEmpty)
+        #expect(try laptopStore.sessions().count == 1)
+    }
+
+    @Test func anUnpairedLaptopIsRefusedAndSeesNothing() throws {
+        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 50)
+        let bandKey = try NoiseKeyPair(privateKey: try run.band.store.staticPrivateKey { NoiseKeyPair.generate().privateKey })
+        let address = try listenAddress(run)
+        let outcome = LaptopThread { () throws -> Bool in
+            let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: .generate(), clock: SystemClock())
+            do {
+                try link.connect(bandPublicKey: bandKey.publicKey)
+                return false
+            } catch SyncError.refused(_, let refusal) {
+                return refusal.code == .notPaired
+            }
+        }
+        #expect(try outcome.wait(ticking: run))
+    }
+
+    @Test func theLaptopSetsTheBandsSettingsAndClock() throws {
+        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 50)
+        let laptopStore = try CompanionStore(path: nil)
+        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+        let address = try listenAddress(run)
+        let dateBefore = run.band.unixSeconds
+        let answers = try LaptopThread { () throws -> [SyncMessage] in
+            let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+            defer { link.close() }
+            try link.connect(bandPublicKey: band.publicKey)
+            try link.hello()
+            var answers = [try link.request(.setSetting(key: "reduction_percent", value: "25"))]
+            do { _ = try link.request(.setSetting(key: "reduction_percent", value: "23")) } catch SyncError.failed(_, let code, let message) {
+                answers.append(.failure(code: code, message: message))
+            }
+            answers.append(try link.request(.setClock(unixSeconds: dateBefore + 7200)))
+            answers.append(try link.request(.getSettings))
+            return answers
+        }.wait(ticking: run)
+        #expect(answers[0] == .settings([SyncMessage.SettingValue(key: "reduction_percent", value: "25")]))
+        guard case .failure(.badValue, let message) = answers[1] else { Issue.record("\(answers[1])"); return }
+        #expect(message.contains("10, 15, 20, 25, 30, 35 or 40"))
+        guard case .clockSet(let moved) = answers[2] else { Issue.record("\(answers[2])"); return }
+        #expect(abs(moved - 7200) < 5)
+        #expect(abs(run.band.unixSeconds - dateBefore - 7200) < 10)
+        #expect(try run.band.store.setting(.reductionPercent) == "25")
+        #expect(try run.band.store.clockOffsetSeconds() > 7190, "kept across restarts")
+        guard case .settings(let all) = answers[3] else { Issue.record("\(answers[3])"); return }
+        #expect(all.map(\.key) == BandSetting.allCases.map(\.rawValue))
+    }
+
+    @Test func deleteAllWaitsForTheWearer() throws {
+        for yes in [false, true] {
+            let run = try ScenarioRun(script: calibrationScript + "+0 answer \(yes ? "yes" : "no")\n",
+                                      options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+            run.run(seconds: 50)
+            let laptopStore = try CompanionStore(path: nil)
+            let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+            let address = try listenAddress(run)
+            let final = try LaptopThread { () throws -> SyncMessage in
+                let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+                defer { link.close() }
+                try link.connect(bandPublicKey: band.publicKey)
+                try link.hello()
+                var state = try link.request(.deleteAll(.request))
+                while state == .deleteAllState(.awaitingWearer) {
+                    usleep(20_000)
+                    state = try link.request(.deleteAll(.status))
+                }
+                return state
+            }.wait(ticking: run)
+            #expect(final == .deleteAllState(yes ? .done : .declined))
+            #expect(try run.band.store.finishedSessions().isEmpty == yes)
+            #expect(try run.band.store.pairedLaptops().isEmpty == yes)
+        }
+    }
+
+    @Test func idleAndSilentPeersCannotKeepAPairedLaptopOut() throws {
+        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 50)
+        let laptopStore = try CompanionStore(path: nil)
+        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+        let address = try listenAddress(run)
+        // Ten sockets that connect and say nothing, more than every slot.
+        var silent: [TCPConnection] = []
+        for _ in 0 ..< 10 {
+            silent.append(try TCPConnection.connect(to: address))
+            run.band.run(advancing: run.clock, forBandSeconds: 0.02)
+        }
+        defer { silent.forEach { $0.close() } }
+        let pulled = try LaptopThread { () throws -> Int in
+            let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+            defer { link.close() }
+            try link.connect(bandPublicKey: band.publicKey)
+            return try Synchronizer(sink: laptopStore, link: link).run().pulled.count
+        }.wait(ticking: run)
+        #expect(pulled == 1)
+        // The oldest silent ones were told "busy".
+        var busy = 0
+        for socket in silent {
+            if let bytes = try socket.read(maxCount: 4096, timeoutSeconds: 0), !bytes.isEmpty {
+                var decoder = FrameDecoder()
+                for case .frame(FrameKind.refusal.rawValue, let payload) in decoder.feed(bytes) where Refusal(payload: payload).code == .busy { busy += 1 }
+            }
+        }
+        #expect(busy >= 6)
+    }
+
+    @Test func syncedSessionsPastTheirRetentionArePrunedUnsyncedOnesNever() throws {
+        // A calibration, then a second (failed) one standing still: two finished sessions.
+        let run = try ScenarioRun(script: calibrationScript + "+8 press select\n",
+                                  options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 100)
+        let store = run.band.store
+        let sessions = try store.finishedSessions()
+        try #require(sessions.count == 2)
+        try store.markSynced(id: sessions[0].id, atUnixSeconds: run.band.unixSeconds)
+        let laptopStore = try CompanionStore(path: nil)
+        let (laptopKey, band) = try pairDirectly(store, laptopStore)
+        let address = try listenAddress(run)
+        // The laptop keeps synced sessions one day and moves the band's date three days on.
+        let now = run.band.unixSeconds
+        _ = try LaptopThread { () throws -> Bool in
+            let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+            defer { link.close() }
+            try link.connect(bandPublicKey: band.publicKey)
+            try link.hello()
+            _ = try link.request(.setSetting(key: "retention_days", value: "1"))
+            _ = try link.request(.setClock(unixSeconds: now + 3 * 86_400))
+            return true
+        }.wait(ticking: run)
+        run.run(seconds: 0.1)
+        #expect(try store.finishedSessions().map(\.id) == [sessions[1].id], "the synced one went, the unsynced one stays")
+    }
+}
