@@ -124,7 +124,7 @@ struct HeartRateAnalysis {
             if start == nil { start = row.timeSeconds; nextOutput = row.timeSeconds + windowSeconds }
             // Estimates due before this sample are made before it is seen.
             while row.timeSeconds >= nextOutput {
-                let estimate = estimator.estimate()
+                let estimate = estimator.estimate(atTimeSeconds: nextOutput)
                 rows.append(Row(timeSeconds: nextOutput - start!, estimate: estimate, status: estimator.status))
                 nextOutput += stepSeconds
             }
@@ -136,7 +136,7 @@ struct HeartRateAnalysis {
         }
         // The last output may fall just after the last sample (a recording ends mid-period).
         if let start, nextOutput <= last + stepSeconds * 0.5, nextOutput - start >= windowSeconds {
-            let estimate = estimator.estimate()
+            let estimate = estimator.estimate(atTimeSeconds: nextOutput)
             rows.append(Row(timeSeconds: nextOutput - start, estimate: estimate, status: estimator.status))
         }
         return HeartRateAnalysis(rows: rows, restingVariability: estimator.restingVariability)

@@ -22,7 +22,7 @@ func streamHeartRate(_ rows: [PPGRow], windowSeconds: Double = 8, stepSeconds: D
     var next = start + windowSeconds
     for row in rows {
         while row.timeSeconds >= next {
-            let e = estimator.estimate()
+            let e = estimator.estimate(atTimeSeconds: next)
             outputs.append(HeartRateOutput(timeSeconds: next - start, estimate: e, status: estimator.status))
             next += stepSeconds
         }
