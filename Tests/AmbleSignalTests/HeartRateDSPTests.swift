@@ -6,7 +6,7 @@ import Testing
 /// The DSP building blocks of the heart-rate estimator (reusable by other signal code).
 @Suite("DSP building blocks")
 struct HeartRateDSPTests {
-    @Test("Real FFT power equals a direct DFT, with zero padding", arguments: [(8, 8), (64, 50), (1024, 200), (1024, 1024)])
+    @Test("Real FFT power equals a direct DFT, with zero padding", arguments: [(4, 4), (8, 8), (16, 16), (64, 50), (512, 200), (1024, 200), (1024, 1024)])
     func fftMatchesDFT(size: Int, count: Int) {
         var random = SeededRandom(seed: UInt64(size + count))
         let input = (0..<count).map { _ in random.gaussian() + 3 }
@@ -85,8 +85,8 @@ struct HeartRateDSPTests {
         var fit = LeastSquaresFit(maximumCount: n, maximumColumns: 5)
         fit.begin(count: n)
         fit.addConstant()
-        for lag in [-3, 0, 3] { fit.addDelayed(acceleration, lag: lag) }
-        fit.addDelayed(Array(repeating: 0, count: n), lag: 0)
+        fit.addDelayed(acceleration, lag: 3)
+        fit.addColumn { column, count in for i in 0..<count { column[i] = 0 } }
         #expect(fit.columnCount == 5)
         let factored = fit.factor()
         #expect(factored)
@@ -95,6 +95,37 @@ struct HeartRateDSPTests {
         for i in 0..<n { error += (block[i] - pulse[i]) * (block[i] - pulse[i]); energy += pulse[i] * pulse[i] }
         // Three free regressors take about 3/200 of the pulse's energy with them, no more.
         #expect(error < 0.05 * energy, "residual error \(error / energy) of the pulse's energy")
+    }
+
+    @Test("Least squares: the Gram matrix from the columns' kinds (closed-form sinusoids, turned delays) fits as the summed one does")
+    func structuredGram() {
+        let n = 200
+        var random = SeededRandom(seed: 11)
+        let axis = (0..<n).map { _ in random.gaussian() * 0.05 }
+        let block = (0..<n).map { _ in random.gaussian() * 100 + 35_000 }
+        let frequencies = [0.031, 0.062, 0.093, 0.124, 0.2, 0.29]
+        var structured = LeastSquaresFit(maximumCount: n, maximumColumns: 16)
+        var summed = structured
+        structured.begin(count: n)
+        summed.begin(count: n)
+        structured.addConstant()
+        summed.addColumn { c, count in for i in 0..<count { c[i] = 1 } }
+        for f in frequencies {
+            structured.addSinusoid(cyclesPerSample: f)
+            summed.addColumn { c, count in for i in 0..<count { c[i] = Double.cos(2 * .pi * f * Double(i)) } }
+            summed.addColumn { c, count in for i in 0..<count { c[i] = Double.sin(2 * .pi * f * Double(i)) } }
+        }
+        structured.addDelayed(axis, lag: 3)
+        for delay in [-3, 0, 3] {
+            summed.addColumn { c, count in for i in 0..<count { c[i] = axis[min(count - 1, max(0, i - delay))] } }
+        }
+        _ = structured.factor()
+        _ = summed.factor()
+        var a = block, b = block
+        structured.removeFit(from: &a)
+        summed.removeFit(from: &b)
+        let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 0
+        #expect(worst < 1e-6, "largest difference \(worst) counts on a residual of about 100")
     }
 
     @Test("Median and MAD agree with sorting", arguments: [1, 2, 7, 200, 201])

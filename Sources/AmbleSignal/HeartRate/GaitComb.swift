@@ -94,12 +94,12 @@ struct GaitComb {
             tapered[i] = v * window[i]
         }
         let rms = (squares / Double(count)).squareRoot()
-        fft.powerSpectrum(of: tapered, count: count, into: &power)
+        fft.powerSpectrum(of: tapered, count: count, into: &power, lastBin: rhythmBins.upperBound + 1)
         var total = 0.0
         for k in rhythmBins { total += power[k] }
         let scale = 1 / max(total, 1e-30)
         let memory = parameters.cadenceSpectrumMemory
-        for k in power.indices {
+        for k in 0...(rhythmBins.upperBound + 1) {
             let v = power[k] * scale
             average[k] = hasAverage ? memory * average[k] + (1 - memory) * v : v
         }

@@ -110,6 +110,7 @@ public struct HeartRateEstimator: Sendable {
     private var stuck: [RingBuffer<Double>]
     private var motion: [RingBuffer<Double>]      // x, y, z, |a| high-passed
     private var accelerationPresent: RingBuffer<Double>
+    private var accelerationBinsInWindow = 0.0
     private var binsSinceReset = 0
     private var accelerationIsMagnitude = false
     private var newestBinIndex: Int?
@@ -242,7 +243,11 @@ public struct HeartRateEstimator: Sendable {
         } else {
             for j in 0..<4 { motion[j].append(0) }
         }
+        if accelerationPresent.count == accelerationPresent.capacity {
+            accelerationBinsInWindow -= accelerationPresent[age: accelerationPresent.capacity - 1]
+        }
         accelerationPresent.append(bin.hasAcceleration ? 1 : 0)
+        accelerationBinsInWindow += bin.hasAcceleration ? 1 : 0
         binsSinceReset += 1
         newestBinIndex = bin.index
         if channelCount > 0 {
@@ -258,6 +263,7 @@ public struct HeartRateEstimator: Sendable {
         }
         for j in 0..<4 { motion[j].removeAll() }
         accelerationPresent.removeAll()
+        accelerationBinsInWindow = 0
         binsSinceReset = 0
         comb.forget()
         beats.interrupt()
@@ -293,10 +299,8 @@ public struct HeartRateEstimator: Sendable {
         tracker.predict(elapsedSeconds: elapsedSeconds)
 
         // The gait and the regressors, from acceleration present throughout the window.
-        var accelerationBins = 0
-        for i in 0..<windowCount where accelerationPresent[age: i] > 0 { accelerationBins += 1 }
-        let withAcceleration = accelerationBins == windowCount
-        let withoutAcceleration = accelerationBins == 0
+        let withAcceleration = accelerationBinsInWindow == Double(windowCount)
+        let withoutAcceleration = accelerationBinsInWindow == 0
         if withAcceleration {
             motion[3].copyNewest(windowCount, into: &windowValues)
             comb.measure(magnitude: windowValues)
@@ -319,7 +323,7 @@ public struct HeartRateEstimator: Sendable {
                 for i in 0..<windowCount { mean += windowValues[i] }
                 mean /= Double(windowCount)
                 for i in 0..<windowCount { windowValues[i] -= mean }
-                for tap in -1...1 { fit.addDelayed(windowValues, lag: tap * accelerationLagBins) }
+                fit.addDelayed(windowValues, lag: accelerationLagBins)
             }
         }
         fit.factor()

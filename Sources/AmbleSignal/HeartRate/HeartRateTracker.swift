@@ -41,13 +41,16 @@ struct HeartRateTracker {
         posterior.withUnsafeBufferPointer { p in
             prior.withUnsafeMutableBufferPointer { q in
                 kernel.withUnsafeBufferPointer { k in
-                    for i in 0..<n {
-                        var sum = 0.0
-                        let lo = max(0, i - half), hi = min(n - 1, i + half)
-                        for j in lo...hi { sum += p[j] * k[j - i + half] }
-                        q[i] = sum
-                        total += sum
+                    // Tap by tap over the whole grid (long inner loops); the kernel is cut at
+                    // the grid's ends, as the rate cannot leave it.
+                    q.update(repeating: 0)
+                    for t in 0..<kernel.count {
+                        let offset = t - half
+                        let lo = max(0, -offset), hi = min(n, n - offset)
+                        guard hi > lo else { continue }
+                        VectorKernels.subtractScaled(-k[t], p.baseAddress! + (lo + offset), from: q.baseAddress! + lo, hi - lo)
                     }
+                    for i in 0..<n { total += q[i] }
                 }
             }
         }

@@ -22,6 +22,8 @@ struct PulseEvidence {
     private let count: Int
     private let binPerMinute: Double
     private let floorBins: ClosedRange<Int>
+    /// The highest FFT bin read: for the noise floor or for 2g at the highest rate.
+    private let lastBin: Int
     private var fft: RealFFT
     private let window: [Double]
     private var block: [Double]
@@ -38,6 +40,8 @@ struct PulseEvidence {
     private(set) var channelsAdded = 0
     /// Each channel's spectrum at g, in noise-floor units (channel c at c × grid.count).
     private var channelSpectra: [Double]
+    /// Where the spectrum is read (linear between bins) for each g, then for each 2g.
+    private let readAt: [(bin: Int, fraction: Double)]
 
     init(grid: HeartRateGrid, windowCount: Int, fftSize: Int, rateHz: Double, parameters: HeartRateEstimator.Parameters) {
         self.grid = grid
@@ -48,6 +52,7 @@ struct PulseEvidence {
         let lo = Int((grid.lowerBPM / binPerMinute).rounded(.up))
         let hi = min(binCount - 1, Int((2 * grid.upperBPM / binPerMinute).rounded(.down)))
         floorBins = lo...max(lo, hi)
+        lastBin = min(binCount - 1, max(hi, Int((2 * grid.upperBPM / binPerMinute).rounded(.up)) + 1))
         fft = RealFFT(size: fftSize)
         window = WindowFunction.hann(count: windowCount)
         block = Array(repeating: 0, count: windowCount)
@@ -60,6 +65,13 @@ struct PulseEvidence {
         fundamental = zones
         harmonic = zones
         channelSpectra = Array(repeating: 0, count: 3 * grid.count)
+        readAt = [1.0, 2.0].flatMap { multiple in
+            (0..<grid.count).map { g -> (bin: Int, fraction: Double) in
+                let position = multiple * grid.bpm(g) * Double(fftSize) / rateHz / 60
+                let bin = min(binCount - 2, Int(position))
+                return (bin, position - Double(bin))
+            }
+        }
     }
 
     /// Starts a window whose gait is `comb`.
@@ -81,7 +93,7 @@ struct PulseEvidence {
         for i in 0..<count { block[i] = min(hi, max(lo, values[i])) }
         fit.removeFit(from: &block)
         for i in 0..<count { block[i] *= window[i] }
-        fft.powerSpectrum(of: block, count: count, into: &power)
+        fft.powerSpectrum(of: block, count: count, into: &power, lastBin: lastBin)
 
         var n = 0
         for k in floorBins where binZones[k] < GaitComb.walkingWeight {
@@ -91,12 +103,23 @@ struct PulseEvidence {
         let noise = n > 0 ? RobustStatistics.median(of: floorValues, count: n, scratch: &scratch) : 0
         // Scaled so that the median of noise (exponential power) is ln 2: its mean is 1.
         let unit = Double.log(2) / max(noise, 1e-30)
-        for g in 0..<grid.count {
-            let bpm = grid.bpm(g)
-            let s1 = interpolated(at: bpm) * unit
-            channelSpectra[channel * grid.count + g] = s1
-            fundamental[g] += s1
-            harmonic[g] += interpolated(at: 2 * bpm) * unit
+        let m = grid.count
+        power.withUnsafeBufferPointer { r in
+            channelSpectra.withUnsafeMutableBufferPointer { spectra in
+                fundamental.withUnsafeMutableBufferPointer { s1 in
+                    harmonic.withUnsafeMutableBufferPointer { s2 in
+                        readAt.withUnsafeBufferPointer { at in
+                            for g in 0..<m {
+                                let f = at[g], h = at[m &+ g]
+                                let v1 = (r[f.bin] + (r[f.bin &+ 1] - r[f.bin]) * f.fraction) * unit
+                                spectra[channel &* m &+ g] = v1
+                                s1[g] += v1
+                                s2[g] += (r[h.bin] + (r[h.bin &+ 1] - r[h.bin]) * h.fraction) * unit
+                            }
+                        }
+                    }
+                }
+            }
         }
         channelsAdded += 1
         return true
@@ -106,15 +129,6 @@ struct PulseEvidence {
     /// since `begin`).
     func channelSpectrum(_ channel: Int, at index: Int) -> Double {
         channelSpectra[channel * grid.count + index]
-    }
-
-    /// The power spectrum at `perMinute`, linear between bins.
-    private func interpolated(at perMinute: Double) -> Double {
-        let position = perMinute / binPerMinute
-        let k = Int(position)
-        guard k + 1 < power.count else { return power[power.count - 1] }
-        let f = position - Double(k)
-        return power[k] * (1 - f) + power[k + 1] * f
     }
 
     /// The window's log-likelihood of each rate (`grid.count` values, at most 0 + a constant)
