@@ -109,7 +109,7 @@ let package = Package(
         /// recordings, leave-one-device-out and confidence against error (scripts/score-hr);
         /// a developer's measurement, not a test.
         .executableTarget(name: "score-hr", dependencies: [
-            "AmbleSignal", "AmbleRecordings", .product(name: "RealModule", package: "swift-numerics"),
+            "AmbleSignal", "AmbleRecordings", "AmbleSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.

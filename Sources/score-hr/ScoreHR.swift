@@ -6,6 +6,7 @@
 
 import AmbleRecordings
 import AmbleSignal
+import AmbleSimulation
 import ArgumentParser
 import Dispatch
 #if canImport(FoundationEssentials)
@@ -95,15 +96,15 @@ struct ScoreHR: ParsableCommand {
                 recordings.append(try Recording(folder: device.folder, name: name, device: device.name))
             }
         }
-        let variants = noVariants ? [Variant.asRecorded] : Variant.allCases
+        let variants = noVariants ? [SensorVariant.asRecorded] : SensorVariant.allCases
         print("recordings: " + devices.map { d in "\(d.name) \(recordings.filter { $0.device == d.name }.count) (\(d.folder))" }.joined(separator: ", "))
         if let directory = writeVariants {
             try write(recordings, variants: variants, to: directory)
         }
 
         // Every window's value and confidence, per variant, with the parameters given.
-        var runs: [Variant: [Replayed]] = [:]
-        for variant in variants { runs[variant] = Replayed.all(recordings.map { variant.apply(to: $0) }, parameters: base) }
+        var runs: [SensorVariant: [Replayed]] = [:]
+        for variant in variants { runs[variant] = Replayed.all(recordings.map { $0.with(variant) }, parameters: base) }
 
         print("")
         print("MAE bpm (mean of per-recording), coverage, values more than 10 bpm off; confidence threshold \(format(threshold))")
@@ -135,12 +136,12 @@ struct ScoreHR: ParsableCommand {
                 chosen[device.name] = (choice.parameters, choice.threshold)
                 print("  \(device.name): chosen on \(training): \(LeaveOneDeviceOut.describe(choice.parameters)), threshold \(format(choice.threshold)) (there \(choice.figures.text))")
             }
-            var held: [String: [Variant: Figures]] = [:]
+            var held: [String: [SensorVariant: Figures]] = [:]
             for device in devices {
                 let (parameters, threshold) = chosen[device.name]!
                 let own = recordings.filter { $0.device == device.name }
                 for variant in variants {
-                    held[device.name, default: [:]][variant] = Figures(Replayed.all(own.map { variant.apply(to: $0) }, parameters: parameters),
+                    held[device.name, default: [:]][variant] = Figures(Replayed.all(own.map { $0.with(variant) }, parameters: parameters),
                                                                        threshold: threshold)
                 }
             }
@@ -172,7 +173,7 @@ struct ScoreHR: ParsableCommand {
         }
     }
 
-    func printTable(devices: [Device], variants: [Variant], _ figures: (Device, Variant) -> Figures) {
+    func printTable(devices: [Device], variants: [SensorVariant], _ figures: (Device, SensorVariant) -> Figures) {
         var header = pad("variant", 42)
         for device in devices { header += "| " + pad(device.name, 26) }
         print(header)
@@ -183,13 +184,13 @@ struct ScoreHR: ParsableCommand {
         }
     }
 
-    func write(_ recordings: [Recording], variants: [Variant], to directory: String) throws {
+    func write(_ recordings: [Recording], variants: [SensorVariant], to directory: String) throws {
         let files = FileManager.default
         for variant in variants {
             for recording in recordings {
                 let folder = "\(directory)/\(recording.device.split(separator: " ")[0].lowercased())-\(variant.rawValue)"
                 try files.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                try variant.apply(to: recording).csv.write(toFile: "\(folder)/\(recording.name).csv", atomically: true, encoding: .utf8)
+                try variant.apply(to: recording.data).csv.write(toFile: "\(folder)/\(recording.name).csv", atomically: true, encoding: .utf8)
                 var reference = "time_s,bpm\n"
                 for w in recording.reference.windows { reference += "\(w.timeSeconds),\(w.bpm)\n" }
                 try reference.write(toFile: "\(folder)/\(recording.name).ref.csv", atomically: true, encoding: .utf8)
@@ -206,6 +207,27 @@ struct ScoreHR: ParsableCommand {
             .map { String($0.dropLast(".ref.csv".count)) }
             .filter { entries.contains("\($0).csv") }
             .sorted()
+    }
+}
+
+/// A development recording with its name, device and reference.
+struct Recording: Sendable {
+    var name: String
+    var device: String
+    var data: RecordedPPG
+    var reference: HeartRateReference
+
+    init(folder: String, name: String, device: String) throws {
+        self.name = name
+        self.device = device
+        data = try RecordedPPG(recording: PPGRecording(path: "\(folder)/\(name).csv"))
+        reference = try HeartRateReference.read(path: "\(folder)/\(name).ref.csv")
+    }
+
+    func with(_ variant: SensorVariant) -> Recording {
+        var r = self
+        r.data = variant.apply(to: data)
+        return r
     }
 }
 
@@ -243,12 +265,13 @@ struct Replayed: Sendable {
         var configuration = HeartRateEstimator.Configuration()
         configuration.minimumConfidence = 0
         var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration, parameters: parameters), stepSeconds: 2)
-        var sample = PPGSample(timeSeconds: 0, channels: Array(repeating: 0, count: recording.channels))
-        for i in recording.times.indices {
-            sample.timeSeconds = recording.times[i]
-            for c in 0..<recording.channels { sample.channels[c] = recording.ppg[i * recording.channels + c] }
-            if let a = recording.acceleration, a[3 * i].isFinite {
-                sample.acceleration = AccelerationSample(timeSeconds: recording.times[i], xG: a[3 * i], yG: a[3 * i + 1], zG: a[3 * i + 2])
+        let data = recording.data
+        var sample = PPGSample(timeSeconds: 0, channels: Array(repeating: 0, count: data.channels))
+        for i in data.times.indices {
+            sample.timeSeconds = data.times[i]
+            for c in 0..<data.channels { sample.channels[c] = data.ppg[i * data.channels + c] }
+            if let a = data.acceleration, a[3 * i].isFinite {
+                sample.acceleration = AccelerationSample(timeSeconds: data.times[i], xG: a[3 * i], yG: a[3 * i + 1], zG: a[3 * i + 2])
             } else {
                 sample.acceleration = nil
             }

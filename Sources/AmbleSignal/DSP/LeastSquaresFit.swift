@@ -45,6 +45,11 @@ public struct LeastSquaresFit: Sendable {
     private var coefficients: [Double]
     private var factored = false
 
+    /// Values held, for tests of fixed memory (a turn counts two).
+    var bufferElementCount: Int {
+        kinds.count + 2 * unitTurn.count + 2 * blockTurn.count + basis.count + gram.count + scale.count + coefficients.count
+    }
+
     /// Relative ridge on the unit diagonal of the scaled normal equations.
     static let ridge = 1e-9
 

@@ -21,6 +21,11 @@ public struct RealFFT: Sendable {
     private var re: [Double]
     private var im: [Double]
 
+    /// Values held (tables and scratch), for tests of fixed memory.
+    var bufferElementCount: Int {
+        bitReversed.count + twiddleCos.count + twiddleSin.count + splitCos.count + splitSin.count + re.count + im.count
+    }
+
     public init(size: Int) {
         precondition(size >= 4 && size <= 65536 && size & (size - 1) == 0, "RealFFT size must be a power of two in 4...65536")
         self.size = size

@@ -37,6 +37,11 @@ struct GaitComb {
     private var average: [Double]
     private var hasAverage = false
 
+    /// Values held, for tests of fixed memory.
+    var bufferElementCount: Int {
+        teeth.count + window.count + tapered.count + power.count + average.count + fft.bufferElementCount
+    }
+
     /// From this weight on the wrist walks (or runs): the rhythm is at least half-way from
     /// noise to steady walking. Then the lowest teeth are fitted as sinusoids, the walking
     /// floor applies, and the wearer is not at rest.

@@ -183,6 +183,16 @@ public struct HeartRateEstimator: Sendable {
     /// (at most `BeatTracker.recentCapacity`).
     public var recentBeatIntervalsMilliseconds: [Double] { beats.recentIntervalsMilliseconds }
 
+    /// Values held (ring buffers, scratch, the stages' tables and state), for tests of fixed
+    /// memory: about 8 bytes each.
+    var bufferElementCount: Int {
+        let rings = (highPassed + pulseBand + noiseBand + raw + stuck + motion).reduce(0) { $0 + $1.capacity }
+        let scratches = windowValues.count + windowRaw.count + windowStuck.count + windowBand.count + windowNoise.count
+            + scratch.count + logLikelihood.count + usableChannel.count
+        return rings + accelerationPresent.capacity + scratches + comb.bufferElementCount + fit.bufferElementCount
+            + evidence.bufferElementCount + tracker.bufferElementCount + beats.bufferElementCount + resampler.completed.count
+    }
+
     // MARK: Input
 
     /// Feeds one sample (samples must come in time order). Channels past the third are

@@ -29,6 +29,9 @@ struct HeartRateTracker {
         kernel.reserveCapacity(2 * Int((4 * Self.widestDriftBPM / grid.stepBPM).rounded(.up)) + 1)
     }
 
+    /// Values held, for tests of fixed memory.
+    var bufferElementCount: Int { posterior.count + prior.count + kernel.capacity }
+
     /// Lets `elapsedSeconds` pass without an observation.
     mutating func predict(elapsedSeconds: Double) {
         guard started, elapsedSeconds > 0 else { return }

@@ -74,6 +74,13 @@ struct PulseEvidence {
         }
     }
 
+    /// Values held, for tests of fixed memory (a reading place counts two).
+    var bufferElementCount: Int {
+        window.count + block.count + scratch.count + power.count + binZones.count + floorValues.count + zones.count
+            + harmonicZones.count + fundamental.count + harmonic.count + channelSpectra.count + 2 * readAt.count
+            + fft.bufferElementCount
+    }
+
     /// Starts a window whose gait is `comb`.
     mutating func begin(comb: GaitComb) {
         comb.zoneWeights(first: 0, step: binPerMinute, count: binZones.count, into: &binZones)

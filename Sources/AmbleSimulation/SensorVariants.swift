@@ -1,32 +1,23 @@
 import AmbleRecordings
-import AmbleSignal
 import RealModule
 
-/// A heart-rate recording in memory, compact: times, PPG channels (row-major) and, when it
-/// has one, the acceleration (x, y, z per row).
-struct Recording: Sendable {
-    var name: String
-    var device: String
-    var channels: Int
-    var times: [Double]
-    var ppg: [Double]
-    var acceleration: [Double]?
-    var reference: HeartRateReference
+/// A heart-rate recording held in memory compactly: times, the PPG channels row by row and,
+/// when it has one, the acceleration (x, y, z per row; not-a-number where a row has none).
+public struct RecordedPPG: Sendable {
+    public var channels: Int
+    public var times: [Double]
+    public var ppg: [Double]
+    public var acceleration: [Double]?
 
-    init(name: String, device: String, channels: Int, times: [Double], ppg: [Double], acceleration: [Double]?,
-         reference: HeartRateReference) {
-        self.name = name
-        self.device = device
+    public init(channels: Int, times: [Double], ppg: [Double], acceleration: [Double]?) {
         self.channels = channels
         self.times = times
         self.ppg = ppg
         self.acceleration = acceleration
-        self.reference = reference
     }
 
-    /// Reads `<folder>/<name>.csv` and its `.ref.csv` once.
-    init(folder: String, name: String, device: String) throws {
-        let recording = PPGRecording(path: "\(folder)/\(name).csv")
+    /// Reads a recording in the format of `amble analyze hr` once.
+    public init(recording: PPGRecording) throws {
         var times: [Double] = [], ppg: [Double] = [], acceleration: [Double] = []
         var rowsWithAcceleration = 0
         try recording.forEachRow { row in
@@ -39,13 +30,22 @@ struct Recording: Sendable {
                 acceleration.append(contentsOf: [.nan, .nan, .nan])
             }
         }
-        self.init(name: name, device: device, channels: try recording.channelCount(), times: times, ppg: ppg,
-                  acceleration: rowsWithAcceleration > 0 ? acceleration : nil,
-                  reference: try HeartRateReference.read(path: "\(folder)/\(name).ref.csv"))
+        self.init(channels: try recording.channelCount(), times: times, ppg: ppg,
+                  acceleration: rowsWithAcceleration > 0 ? acceleration : nil)
     }
 
-    /// The CSV `amble analyze hr` reads (for `--write-variants`).
-    var csv: String {
+    public var count: Int { times.count }
+
+    /// Row `i` as `PPGRecording` reads it.
+    public func row(_ i: Int) -> PPGRow {
+        let a = acceleration.flatMap { a in a[3 * i].isFinite ? AccelerationRow(timeSeconds: times[i], xG: a[3 * i], yG: a[3 * i + 1], zG: a[3 * i + 2]) : nil }
+        return PPGRow(timeSeconds: times[i], ppg: Array(ppg[(i * channels)..<((i + 1) * channels)]), acceleration: a)
+    }
+
+    public var rows: [PPGRow] { times.indices.map(row) }
+
+    /// The CSV `amble analyze hr` reads.
+    public var csv: String {
         var text = "time_s," + (1...channels).map { "ppg\($0)" }.joined(separator: ",") + ",x_g,y_g,z_g\n"
         for i in times.indices {
             text += String(times[i])
@@ -60,9 +60,9 @@ struct Recording: Sendable {
     }
 }
 
-/// The sensors issue 15 asks every change to be judged as, made from the development
-/// recordings (as the prototype's `common.variant` makes them).
-enum Variant: String, CaseIterable, Sendable {
+/// The sensors issue 15 asks every heart-rate change to be judged as, made from recordings
+/// (as the prototype of issue 15 made them): `scripts/score-hr` and the development-set tests.
+public enum SensorVariant: String, CaseIterable, Sendable {
     case asRecorded = "orig"
     /// One channel at 25 Hz, acceleration at 12.5 Hz (a Bangle.js 2, or a MAX30102 run slow).
     case slowSensor = "a"
@@ -77,7 +77,7 @@ enum Variant: String, CaseIterable, Sendable {
     /// A magnitude-only accelerometer (|a| in x, 0 in y and z): not in the issue's list.
     case magnitudeOnly = "mag"
 
-    var title: String {
+    public var title: String {
         switch self {
         case .asRecorded: "as recorded"
         case .slowSensor: "(a) 1 channel at 25 Hz, acc. at 12.5 Hz"
@@ -95,7 +95,7 @@ enum Variant: String, CaseIterable, Sendable {
     static let driftShare = 0.03
     static let driftCycles = 1.5
 
-    func apply(to recording: Recording) -> Recording {
+    public func apply(to recording: RecordedPPG) -> RecordedPPG {
         var r = recording
         let n = r.times.count, channels = r.channels
         switch self {
@@ -154,7 +154,7 @@ enum Variant: String, CaseIterable, Sendable {
     /// What a slower sensor delivers: the values averaged over bins of 1 / rate seconds
     /// (bin k holds ⌊t × rate⌋ = k, the last bin what is left), stamped at the bins' middles;
     /// empty bins give no sample. Keeps the first `keep` of the `width` columns.
-    static func average(times: [Double], values: [Double], width: Int, keep: Int, rateHz: Double) -> (times: [Double], values: [Double]) {
+    public static func average(times: [Double], values: [Double], width: Int, keep: Int, rateHz: Double) -> (times: [Double], values: [Double]) {
         let bins = Int((times.last ?? 0) * rateHz)
         guard bins > 0 else { return ([], []) }
         var sums = Array(repeating: 0.0, count: bins * keep)
