@@ -97,21 +97,24 @@ struct HeartRateDSPTests {
         #expect(error < 0.05 * energy, "residual error \(error / energy) of the pulse's energy")
     }
 
-    @Test("Least squares: the Gram matrix from the columns' kinds (closed-form sinusoids, turned delays) fits as the summed one does")
+    @Test("Least squares: the Gram matrix from the columns' kinds (harmonics and sinusoids in closed form, turned delays) fits as the summed one does")
     func structuredGram() {
         let n = 200
         var random = SeededRandom(seed: 11)
         let axis = (0..<n).map { _ in random.gaussian() * 0.05 }
         let block = (0..<n).map { _ in random.gaussian() * 100 + 35_000 }
-        let frequencies = [0.031, 0.062, 0.093, 0.124, 0.2, 0.29]
-        var structured = LeastSquaresFit(maximumCount: n, maximumColumns: 16)
+        // A stride at 0.031 cycles per sample (46 /min at 25 Hz) and its harmonics 2...6, one
+        // sinusoid that is none of them, a delayed axis.
+        let stride = 0.031
+        var structured = LeastSquaresFit(maximumCount: n, maximumColumns: 18)
         var summed = structured
         structured.begin(count: n)
         summed.begin(count: n)
         structured.addConstant()
         summed.addColumn { c, count in for i in 0..<count { c[i] = 1 } }
-        for f in frequencies {
-            structured.addSinusoid(cyclesPerSample: f)
+        structured.addHarmonics(fundamentalCyclesPerSample: stride, orders: 2...6)
+        structured.addSinusoid(cyclesPerSample: 0.29)
+        for f in (2...6).map({ Double($0) * stride }) + [0.29] {
             summed.addColumn { c, count in for i in 0..<count { c[i] = Double.cos(2 * .pi * f * Double(i)) } }
             summed.addColumn { c, count in for i in 0..<count { c[i] = Double.sin(2 * .pi * f * Double(i)) } }
         }

@@ -24,6 +24,8 @@ struct GaitComb {
     /// The teeth, per minute, lowest first: `teeth[0..<toothCount]`.
     private(set) var teeth: [Double]
     private(set) var toothCount = 0
+    /// The first tooth's order: teeth[j] = (firstToothOrder + j) × cadence / 2.
+    private(set) var firstToothOrder = 1
 
     private let parameters: HeartRateEstimator.Parameters
     private let count: Int
@@ -136,6 +138,7 @@ struct GaitComb {
         while Double(k) * stride <= parameters.highestToothPerMinute, toothCount < teeth.count {
             let f = Double(k) * stride
             if f >= lowest {
+                if toothCount == 0 { firstToothOrder = k }
                 teeth[toothCount] = f
                 toothCount += 1
             }

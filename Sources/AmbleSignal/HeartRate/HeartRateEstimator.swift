@@ -320,10 +320,11 @@ public struct HeartRateEstimator: Sendable {
         let walking = comb.isWalking
         fit.begin(count: windowCount)
         fit.addConstant()
-        if walking {
-            for j in 0..<min(parameters.fittedTeeth, comb.toothCount) {
-                fit.addSinusoid(cyclesPerSample: comb.teeth[j] / 60 / Self.internalRateHz)
-            }
+        let fittedTeeth = min(parameters.fittedTeeth, comb.toothCount)
+        if walking, fittedTeeth > 0 {
+            // The lowest teeth: harmonics firstToothOrder... of the stride.
+            fit.addHarmonics(fundamentalCyclesPerSample: comb.cadenceStepsPerMinute / 2 / 60 / Self.internalRateHz,
+                             orders: comb.firstToothOrder...(comb.firstToothOrder + fittedTeeth - 1))
         }
         if withAcceleration {
             // A magnitude-only sensor has one axis, |a| (its other two are zero).
