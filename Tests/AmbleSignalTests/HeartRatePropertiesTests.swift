@@ -110,10 +110,10 @@ struct HeartRatePropertiesTests {
             estimator.process(PPGSample(timeSeconds: row.timeSeconds, channels: channels, acceleration: acceleration))
         }
         #expect(estimator.bufferElementCount == before)
-        // Rings of one 8 s window at 25 Hz, the least-squares basis (26 columns), three
-        // 512-point FFTs' tables and the grid's buffers (docs/heart-rate.md, "Memory"): a bound
-        // that catches a buffer sized by mistake, not a few values more.
-        #expect(before == 21_274, "buffers changed size: update docs/heart-rate.md, \"Memory\"")
+        // Rings of one 8 s window at 25 Hz, the least-squares basis (26 columns), two
+        // 512-point FFTs' tables and the grid's buffers (docs/heart-rate.md, "Cost and
+        // memory"): a count that catches a buffer sized by mistake.
+        #expect(before == 21_274, "buffers changed size: update docs/heart-rate.md, \"Cost and memory\"")
     }
 
     @Test("Confidence follows the evidence: high on a clear pulse, below the threshold within 12 s when the pulse fades into noise, back with it")
