@@ -56,10 +56,10 @@ public struct HeartRateEstimator: Sendable {
         /// Range of heart rates considered, beats per minute.
         public var minimumBPM: Double = 40
         public var maximumBPM: Double = 220
-        /// Estimates with a lower confidence (0...1) are withheld. 0.45: a value is given when
-        /// it is more likely than not... nearly: among the development windows with confidence
-        /// 0.45-0.6, 80 % are within 5 bpm and 3-6 % more than 10 bpm off; below 0.45, a
-        /// quarter are more than 10 bpm off.
+        /// Estimates with a lower confidence (0...1) are withheld. At 0.45 a value is given when
+        /// it is about as likely as not to be within 5 bpm: on the development recordings 80-84 %
+        /// of the windows at 0.45-0.6 are within 5 bpm and 3-6 % more than 10 bpm off; below
+        /// 0.45 a fifth to a quarter are more than 10 bpm off (docs/heart-rate.md).
         public var minimumConfidence: Double = 0.45
         public init() {}
     }

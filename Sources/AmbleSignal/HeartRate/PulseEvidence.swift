@@ -172,9 +172,4 @@ struct HeartRateGrid: Sendable {
     }
 
     @inline(__always) func bpm(_ index: Int) -> Double { lowerBPM + Double(index) * stepBPM }
-
-    /// Nearest grid index to `bpm`, clamped to the grid.
-    func index(nearest bpm: Double) -> Int {
-        max(0, min(count - 1, Int(((bpm - lowerBPM) / stepBPM).rounded())))
-    }
 }
