@@ -120,6 +120,13 @@ let package = Package(
         .executableTarget(name: "bench-sync", dependencies: [
             "AmbleBandStore", "AmbleCompanionStore", "AmbleSync", "AmbleLinux", "AmbleHardware", "AmbleModel",
         ]),
+        /// The heart-rate estimator's figures per device and sensor variant on the development
+        /// recordings, leave-one-device-out and confidence against error (scripts/score-hr);
+        /// a developer's measurement, not a test.
+        .executableTarget(name: "score-hr", dependencies: [
+            "AmbleSignal", "AmbleRecordings", "AmbleSimulation",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 

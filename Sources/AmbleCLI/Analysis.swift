@@ -97,8 +97,9 @@ struct StepAnalysis {
     }
 }
 
-/// Heart rate over a recording, with the band's `HeartRateEstimator`, one estimate every
-/// `stepSeconds` from the window length on, each from samples before its time only.
+/// Heart rate over a recording, with the band's `HeartRateEstimator` replayed as on the band
+/// (`HeartRateReplay`): one estimate every `stepSeconds` from the window length on, each from
+/// samples before its time only.
 struct HeartRateAnalysis {
     struct Row {
         var timeSeconds: Double
@@ -115,31 +116,16 @@ struct HeartRateAnalysis {
         var configuration = HeartRateEstimator.Configuration()
         configuration.windowSeconds = windowSeconds
         configuration.minimumConfidence = minimumConfidence
-        var estimator = HeartRateEstimator(configuration: configuration)
-        var rows: [Row] = []
-        var start: Double?
-        var nextOutput = 0.0
-        var last = 0.0
+        var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration), stepSeconds: stepSeconds)
         try recording.forEachRow { row in
-            if start == nil { start = row.timeSeconds; nextOutput = row.timeSeconds + windowSeconds }
-            // Estimates due before this sample are made before it is seen.
-            while row.timeSeconds >= nextOutput {
-                let estimate = estimator.estimate()
-                rows.append(Row(timeSeconds: nextOutput - start!, estimate: estimate, status: estimator.status))
-                nextOutput += stepSeconds
-            }
-            last = row.timeSeconds
             let acceleration = row.acceleration.map {
                 AccelerationSample(timeSeconds: row.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG)
             }
-            estimator.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: acceleration))
+            replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: acceleration))
         }
-        // The last output may fall just after the last sample (a recording ends mid-period).
-        if let start, nextOutput <= last + stepSeconds * 0.5, nextOutput - start >= windowSeconds {
-            let estimate = estimator.estimate()
-            rows.append(Row(timeSeconds: nextOutput - start, estimate: estimate, status: estimator.status))
-        }
-        return HeartRateAnalysis(rows: rows, restingVariability: estimator.restingVariability)
+        replay.finish()
+        return HeartRateAnalysis(rows: replay.outputs.map { Row(timeSeconds: $0.timeSeconds, estimate: $0.estimate, status: $0.status) },
+                                 restingVariability: replay.estimator.restingVariability)
     }
 
     func summary(file: String) -> String {

@@ -112,9 +112,11 @@ struct HeartRateSyntheticTests {
         let run = streamHeartRate(truth.rows(sampleRateHz: 50, durationSeconds: 150), windowSeconds: seconds)
         #expect(run.outputs.first?.timeSeconds == seconds)
         let score = HeartRateScore(run.outputs, truth: truth, windowSeconds: seconds)
-        // A long window averages over the ramp, as its reference does.
+        // A long window averages over the ramp, as its reference does. A 4 s window resolves
+        // only 15 bpm (Hann main lobe), half of what the design's 8 s do: the gait zones cover
+        // the pulse more often, and more values are withheld.
         #expect(score.meanAbsoluteErrorBPM <= 3, "\(score)")
-        #expect(score.coverage >= 0.85, "\(score)")
+        #expect(score.coverage >= (seconds < 8 ? 0.75 : 0.85), "\(score)")
     }
 
     @Test("A PPG-only device (no accelerometer) at rest: within 2 bpm")

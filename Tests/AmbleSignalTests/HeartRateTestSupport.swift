@@ -3,33 +3,23 @@ import AmbleSignal
 import AmbleSimulation
 
 /// One output of a streamed run: the time it was asked for and the answer.
-struct HeartRateOutput {
-    var timeSeconds: Double
-    var estimate: HeartRateEstimate?
-    var status: HeartRateStatus
-}
+typealias HeartRateOutput = HeartRateReplay.Output
 
-/// Streams rows through the estimator as `amble analyze hr` does: an estimate every
-/// `stepSeconds` from `windowSeconds` on, each made before the samples at or after its time.
+/// Streams rows through the estimator as `amble analyze hr` does (`HeartRateReplay`): an
+/// estimate every `stepSeconds` from `windowSeconds` on, each made before the samples at or
+/// after its time.
 func streamHeartRate(_ rows: [PPGRow], windowSeconds: Double = 8, stepSeconds: Double = 2,
+                     parameters: HeartRateEstimator.Parameters = .standard,
                      configure: (inout HeartRateEstimator.Configuration) -> Void = { _ in }) -> (outputs: [HeartRateOutput], estimator: HeartRateEstimator) {
     var configuration = HeartRateEstimator.Configuration()
     configuration.windowSeconds = windowSeconds
     configure(&configuration)
-    var estimator = HeartRateEstimator(configuration: configuration)
-    var outputs: [HeartRateOutput] = []
-    guard let start = rows.first?.timeSeconds else { return (outputs, estimator) }
-    var next = start + windowSeconds
+    var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration, parameters: parameters), stepSeconds: stepSeconds)
     for row in rows {
-        while row.timeSeconds >= next {
-            let e = estimator.estimate()
-            outputs.append(HeartRateOutput(timeSeconds: next - start, estimate: e, status: estimator.status))
-            next += stepSeconds
-        }
         let a = row.acceleration.map { AccelerationSample(timeSeconds: row.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG) }
-        estimator.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: a))
+        replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: a))
     }
-    return (outputs, estimator)
+    return (replay.outputs, replay.estimator)
 }
 
 /// Accuracy of outputs against the synthetic truth (mean rate of the beats in the window

@@ -54,14 +54,13 @@ public struct RingBuffer<Element: Sendable>: Sendable {
     /// Copies the newest `n` elements, oldest first, into `output[0..<n]`.
     public func copyNewest(_ n: Int, into output: inout [Element]) {
         precondition(n <= count && n <= output.count, "RingBuffer copy out of range")
-        var i = next - n
-        if i < 0 { i += capacity }
+        let start = next - n < 0 ? next - n + capacity : next - n
+        let first = Swift.min(n, capacity - start)
         output.withUnsafeMutableBufferPointer { out in
             storage.withUnsafeBufferPointer { s in
-                for k in 0..<n {
-                    out[k] = s[i]
-                    i = i + 1 == capacity ? 0 : i + 1
-                }
+                // At most two stretches: up to the end of the storage, then from its start.
+                out.baseAddress!.update(from: s.baseAddress! + start, count: first)
+                (out.baseAddress! + first).update(from: s.baseAddress!, count: n - first)
             }
         }
     }

@@ -22,23 +22,33 @@ public enum RobustStatistics {
     }
 
     /// Quickselect (Hoare partition); for an even count, the mean of the two middle values.
-    private static func select(_ a: inout [Double], count: Int, rank: Int, even: Bool) -> Double {
-        var lo = 0, hi = count - 1
-        while lo < hi {
-            let pivot = a[(lo + hi) / 2]
-            var i = lo, j = hi
-            while i <= j {
-                while a[i] < pivot { i += 1 }
-                while a[j] > pivot { j -= 1 }
-                if i <= j { a.swapAt(i, j); i += 1; j -= 1 }
+    private static func select(_ values: inout [Double], count: Int, rank: Int, even: Bool) -> Double {
+        values.withUnsafeMutableBufferPointer { buffer in
+            let a = buffer.baseAddress!
+            var lo = 0, hi = count - 1
+            while lo < hi {
+                let pivot = a[(lo + hi) / 2]
+                var i = lo, j = hi
+                while i <= j {
+                    while a[i] < pivot { i &+= 1 }
+                    while a[j] > pivot { j &-= 1 }
+                    if i <= j {
+                        let t = a[i]; a[i] = a[j]; a[j] = t
+                        i &+= 1; j &-= 1
+                    }
+                }
+                if rank <= j { hi = j } else if rank >= i { lo = i } else { break }
             }
-            if rank <= j { hi = j } else if rank >= i { lo = i } else { break }
+            let upper = a[rank]
+            guard even else { return upper }
+            // The largest value below rank: all of a[0..<rank] are <= a[rank] after selection.
+            var lower = a[0]
+            var k = 1
+            while k < rank {
+                if a[k] > lower { lower = a[k] }
+                k &+= 1
+            }
+            return 0.5 * (lower + upper)
         }
-        let upper = a[rank]
-        guard even else { return upper }
-        // The largest value below rank: all of a[0..<rank] are <= a[rank] after selection.
-        var lower = a[0]
-        for k in 1..<rank where a[k] > lower { lower = a[k] }
-        return 0.5 * (lower + upper)
     }
 }

@@ -35,6 +35,9 @@ struct BeatTracker {
     private var intervalCount = 0
     private var recent: RingBuffer<Double>
 
+    /// Values held, for tests of fixed memory.
+    var bufferElementCount: Int { recent.capacity }
+
     init(rateHz: Double) {
         self.rateHz = rateHz
         recent = RingBuffer(capacity: Self.recentCapacity, filling: 0)

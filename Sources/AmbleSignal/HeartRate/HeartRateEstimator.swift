@@ -4,8 +4,9 @@ import RealModule
 public struct HeartRateEstimate: Equatable, Sendable {
     /// Beats per minute: the mean rate over the analysis window that ends at the estimate.
     public var bpm: Double
-    /// 0 (a guess) ... 1 (clean signal, consistent with the recent track). Estimates below
-    /// `Configuration.minimumConfidence` are never returned.
+    /// 0...1: the probability, under the estimator's model, that the true rate is within
+    /// 5 bpm of `bpm` (calibrated on the development recordings: docs/heart-rate.md).
+    /// Estimates below `Configuration.minimumConfidence` are never returned.
     public var confidence: Double
 
     public init(bpm: Double, confidence: Double) {
@@ -18,7 +19,7 @@ public struct HeartRateEstimate: Equatable, Sendable {
 public enum HeartRateStatus: Equatable, Sendable {
     /// Less than one window of signal since the start (or since a gap in the samples).
     case warmingUp
-    /// Every channel was flat (saturated, disconnected) or clipped over the window.
+    /// Every channel was flat (saturated, disconnected), clipped or noise only over the window.
     case noUsableSignal
     /// The signal was there but too unclear (off the wrist, heavy motion): no value given.
     case lowConfidence
@@ -26,21 +27,28 @@ public enum HeartRateStatus: Equatable, Sendable {
     case tracking
 }
 
-/// A streaming heart-rate estimator from wrist PPG (1...3 channels, any rate 25...125 Hz),
-/// using the accelerometer, when there is one, to remove motion artefact.
+/// A streaming heart-rate estimator from wrist PPG (1...3 channels, any rate 12.5...125 Hz),
+/// using the accelerometer, when there is one, to take out the gait and the motion artefact.
 ///
 /// Feed samples in time order with `process(_:)`; call `estimate()` whenever a value is wanted
 /// (every 1–2 s): it uses only the samples fed so far. Memory is fixed at initialisation.
 ///
-/// Method (see docs/heart-rate.md): samples are averaged into 25 Hz bins and band-passed
-/// (0.5–4 Hz). Over the last `windowSeconds`, the rhythmic motion lines (arm swing, steps and
-/// their harmonics) are found in the acceleration spectrum and removed from each PPG channel
-/// by least squares; the channels' spectra are combined on a 1-bpm grid, with the
-/// neighbourhood of each motion line made neutral and the pulse's second harmonic counted as
-/// support. A hidden Markov model tracks the rate across windows. The confidence is the
-/// posterior mass near the chosen rate times the spectrum's relative height there; below
-/// `minimumConfidence`, or when no channel is usable (flat, clipped, a jump of level, noise
-/// only: see `ChannelQuality`), there is no value.
+/// Method (docs/heart-rate.md; every number in `Parameters`, with its reason):
+/// 1. Samples are averaged into 25 Hz bins and high-passed at 0.5 Hz (a DC blocker started
+///    settled: any DC level, drift or gain).
+/// 2. The cadence comes from the spectrum of |a| (`GaitComb`), with a weight for how rhythmic
+///    the wrist's motion is; the gait comb has teeth at k × cadence / 2.
+/// 3. One least-squares fit per window, shared by the channels (`LeastSquaresFit`): a
+///    constant, sinusoids at the lowest comb teeth while walking, and each acceleration axis
+///    delayed by −120, 0 and +120 ms.
+/// 4. Each usable channel's residual spectrum, in units of its noise floor; inside the comb's
+///    zones the evidence is neutral; the pulse's second harmonic adds support; while walking,
+///    rates below 55 bpm are less likely (`PulseEvidence`).
+/// 5. A forward filter on a 1-bpm grid (`HeartRateTracker`) carries the rate across windows,
+///    with drift and a small chance of a jump. The value is the posterior mean near its mode;
+///    the confidence is the posterior mass within ±5 bpm; below `minimumConfidence`, or when
+///    no channel is usable (flat, clipped, a jump of level, noise only: `ChannelQuality`),
+///    there is no value.
 public struct HeartRateEstimator: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Length of the analysis window, in seconds (2...60); also the time to the first value.
@@ -48,57 +56,69 @@ public struct HeartRateEstimator: Sendable {
         /// Range of heart rates considered, beats per minute.
         public var minimumBPM: Double = 40
         public var maximumBPM: Double = 220
-        /// Estimates with a lower confidence (0...1) are withheld.
-        public var minimumConfidence: Double = 0.4
-        /// A rhythmic motion counts as artefact source from this amplitude (as a sinusoid), in g.
-        public var motionLineThresholdG: Double = 0.15
+        /// Estimates with a lower confidence (0...1) are withheld. At 0.45 a value is given when
+        /// it is about as likely as not to be within 5 bpm: on the development recordings 80-84 %
+        /// of the windows at 0.45-0.6 are within 5 bpm and 3-6 % more than 10 bpm off; below
+        /// 0.45 a fifth to a quarter are more than 10 bpm off (docs/heart-rate.md).
+        public var minimumConfidence: Double = 0.45
         public init() {}
     }
 
-    /// Internal sample rate, Hz: every input rate is averaged down to this.
+    /// Internal sample rate, Hz: the pulse up to 220 bpm (3.7 Hz) and its second harmonic
+    /// (7.3 Hz) lie below the Nyquist frequency; averaging into bins is the anti-alias filter.
     public static let internalRateHz = 25.0
-    /// FFT length: zero-padding an 8 s window to 1024 points reads the spectrum every 1.5 bpm.
+    /// FFT length: 8 s (200 bins) zero-padded to 512 points, one bin every 2.9 bpm, read on the
+    /// 1-bpm grid by interpolation; longer windows get the next power of two.
     static func fftSize(windowCount: Int) -> Int {
-        var size = 1024
+        var size = 512
         while size < windowCount { size *= 2 }
         return size
     }
-    static let maximumLines = 8
-    static let startSlackBins = 2
-    /// Half-width of the neutral zone around a motion line, bpm.
-    static let lineZoneBPM = 5.0
-    /// Weight of the second harmonic in the spectral support of a rate.
-    static let harmonicWeight = 0.3
-    /// The likelihood is support³ + likelihoodFloor: the cube sharpens the spectrum, the floor
-    /// keeps any rate possible.
-    static let likelihoodFloor = 0.05
+    /// The value is the posterior mean within this many grid points of its mode.
+    static let refineBins = 3
+    /// The wearer counts as at rest for RMSSD when the wrist is not walking (`GaitComb`) and
+    /// the confidence reaches this; a PPG-only device, which cannot see motion,
+    /// needs `restingConfidenceWithoutAccelerometer`.
+    static let restingConfidence = 0.6
+    static let restingConfidenceWithoutAccelerometer = 0.8
+    /// Beats move to another channel only when its pulse stands this many times higher above
+    /// its noise floor than the current channel's (3 dB).
+    static let beatChannelSwitchRatio = 2.0
 
     public let configuration: Configuration
+    public let parameters: Parameters
     /// Why the last `estimate()` gave, or did not give, a value.
     public private(set) var status: HeartRateStatus = .warmingUp
     /// The last value given (nil after a call that gave none).
     public private(set) var latest: HeartRateEstimate?
 
     private let windowCount: Int
+    private let accelerationLagBins: Int
     private let grid: HeartRateGrid
     private var resampler: PPGResampler
     private var channelCount = 0
-    private var ppgFilters: [BandPassFilter]
-    private var noiseFilters: [Biquad]
-    private var accelerationFilters: [BandPassFilter]
-    private var filtered: [RingBuffer<Double>]
-    private var highBand: [RingBuffer<Double>]
+    // Per PPG channel: the DC blocker (what is analysed), the pulse band after it (0.5-4 Hz:
+    // channel quality and beats) and the band above 5 Hz (noise).
+    private var highPass: [Biquad]
+    private var pulseLowPass: [Biquad]
+    private var noiseHighPass: [Biquad]
+    private var accelerationHighPass: [Biquad]   // x, y, z, |a|
+    private var highPassed: [RingBuffer<Double>]
+    private var pulseBand: [RingBuffer<Double>]
+    private var noiseBand: [RingBuffer<Double>]
     private var raw: [RingBuffer<Double>]
     private var stuck: [RingBuffer<Double>]
-    private var motion: [RingBuffer<Double>]
+    private var motion: [RingBuffer<Double>]      // x, y, z, |a| high-passed
     private var accelerationPresent: RingBuffer<Double>
+    private var accelerationBinsInWindow = 0.0
     private var binsSinceReset = 0
     private var accelerationIsMagnitude = false
     private var newestBinIndex: Int?
     private var lastEstimateBinIndex: Int?
 
-    private var lineDetector: MotionLineDetector
-    private var spectrum: PulseSpectrum
+    private var comb: GaitComb
+    private var fit: LeastSquaresFit
+    private var evidence: PulseEvidence
     private var tracker: HeartRateTracker
     private var beats: BeatTracker
 
@@ -106,48 +126,49 @@ public struct HeartRateEstimator: Sendable {
     private var windowValues: [Double]
     private var windowRaw: [Double]
     private var windowStuck: [Double]
-    private var windowHigh: [Double]
+    private var windowBand: [Double]
+    private var windowNoise: [Double]
     private var scratch: [Double]
-    private var axes: [[Double]]
-    private var lines: [Double]
-    private var combined: [Double]
-    private var support: [Double]
-    private var likelihood: [Double]
+    private var logLikelihood: [Double]
+    private var usableChannel: [Bool]
 
-    public init(configuration: Configuration = .init()) {
+    public init(configuration: Configuration = .init(), parameters: Parameters = .standard) {
         self.configuration = configuration
+        self.parameters = parameters
         let rate = Self.internalRateHz
         let seconds = min(60, max(2, configuration.windowSeconds))
         windowCount = Int((seconds * rate).rounded())
+        accelerationLagBins = Int((parameters.accelerationLagSeconds * rate).rounded())
         let lower = max(20, configuration.minimumBPM)
         grid = HeartRateGrid(lowerBPM: lower, upperBPM: max(lower + 20, min(300, configuration.maximumBPM)))
-        resampler = PPGResampler(rateHz: rate, maximumFilledGapSeconds: 0.5)
-        let band = BandPassFilter(lowCutoffHz: 0.5, highCutoffHz: 4, sampleRateHz: rate)
-        ppgFilters = Array(repeating: band, count: 3)
-        noiseFilters = Array(repeating: .butterworthHighPass(cutoffHz: 5, sampleRateHz: rate), count: 3)
-        accelerationFilters = Array(repeating: band, count: 3)
-        filtered = Array(repeating: RingBuffer(capacity: windowCount, filling: 0), count: 3)
-        raw = filtered
-        highBand = filtered
-        stuck = filtered
-        motion = filtered
-        accelerationPresent = RingBuffer(capacity: windowCount, filling: 0)
-        var detector = MotionLineDetector(windowCount: windowCount, rateHz: rate, fftSize: Self.fftSize(windowCount: windowCount), maximumLines: Self.maximumLines)
-        detector.minimumAmplitudeG = configuration.motionLineThresholdG
-        lineDetector = detector
-        spectrum = PulseSpectrum(grid: grid, windowCount: windowCount, rateHz: rate, fftSize: Self.fftSize(windowCount: windowCount), maximumLines: Self.maximumLines)
-        tracker = HeartRateTracker(grid: grid)
+        resampler = PPGResampler(rateHz: rate, maximumFilledGapSeconds: parameters.longestBridgedGapSeconds)
+        let dcBlocker = Biquad.butterworthHighPass(cutoffHz: parameters.highPassHz, sampleRateHz: rate)
+        highPass = Array(repeating: dcBlocker, count: 3)
+        pulseLowPass = Array(repeating: .butterworthLowPass(cutoffHz: ChannelQuality.pulseBandHighHz, sampleRateHz: rate), count: 3)
+        noiseHighPass = Array(repeating: .butterworthHighPass(cutoffHz: ChannelQuality.noiseBandLowHz, sampleRateHz: rate), count: 3)
+        accelerationHighPass = Array(repeating: dcBlocker, count: 4)
+        let ring = RingBuffer(capacity: windowCount, filling: 0.0)
+        highPassed = Array(repeating: ring, count: 3)
+        pulseBand = highPassed
+        noiseBand = highPassed
+        raw = highPassed
+        stuck = highPassed
+        motion = Array(repeating: ring, count: 4)
+        accelerationPresent = ring
+        let fftSize = Self.fftSize(windowCount: windowCount)
+        comb = GaitComb(windowCount: windowCount, fftSize: fftSize, rateHz: rate, parameters: parameters)
+        fit = LeastSquaresFit(maximumCount: windowCount, maximumColumns: 1 + 2 * parameters.fittedTeeth + 3 * 3)
+        evidence = PulseEvidence(grid: grid, windowCount: windowCount, fftSize: fftSize, rateHz: rate, parameters: parameters)
+        tracker = HeartRateTracker(grid: grid, parameters: parameters)
         beats = BeatTracker(rateHz: rate)
         windowValues = Array(repeating: 0, count: windowCount)
         windowRaw = windowValues
         windowStuck = windowValues
-        windowHigh = windowValues
+        windowBand = windowValues
+        windowNoise = windowValues
         scratch = windowValues
-        axes = Array(repeating: windowValues, count: 3)
-        lines = Array(repeating: 0, count: Self.maximumLines)
-        combined = Array(repeating: 0, count: grid.count)
-        support = combined
-        likelihood = combined
+        logLikelihood = Array(repeating: 0, count: grid.count)
+        usableChannel = Array(repeating: false, count: 3)
     }
 
     /// Heart-rate variability at rest over everything fed since the start or the last
@@ -161,6 +182,16 @@ public struct HeartRateEstimator: Sendable {
     /// The most recent beat-to-beat intervals accepted at rest, oldest first, in milliseconds
     /// (at most `BeatTracker.recentCapacity`).
     public var recentBeatIntervalsMilliseconds: [Double] { beats.recentIntervalsMilliseconds }
+
+    /// Values held (ring buffers, scratch, the stages' tables and state), for tests of fixed
+    /// memory: about 8 bytes each.
+    var bufferElementCount: Int {
+        let rings = (highPassed + pulseBand + noiseBand + raw + stuck + motion).reduce(0) { $0 + $1.capacity }
+        let scratches = windowValues.count + windowRaw.count + windowStuck.count + windowBand.count + windowNoise.count
+            + scratch.count + logLikelihood.count + usableChannel.count
+        return rings + accelerationPresent.capacity + scratches + comb.bufferElementCount + fit.bufferElementCount
+            + evidence.bufferElementCount + tracker.bufferElementCount + beats.bufferElementCount + resampler.completed.count
+    }
 
     // MARK: Input
 
@@ -195,42 +226,56 @@ public struct HeartRateEstimator: Sendable {
     private mutating func ingest(_ bin: ResampledBin) {
         if binsSinceReset == 0 {
             for c in 0..<3 {
-                ppgFilters[c].settle(onConstantInput: bin.ppg[c])
-                noiseFilters[c].settle(onConstantInput: bin.ppg[c])
+                highPass[c].settle(onConstantInput: bin.ppg[c])
+                pulseLowPass[c].settle(onConstantInput: 0)
+                noiseHighPass[c].settle(onConstantInput: bin.ppg[c])
             }
-            for a in 0..<3 { accelerationFilters[a].settle(onConstantInput: bin.acceleration[a]) }
         }
         for c in 0..<channelCount {
-            filtered[c].append(ppgFilters[c].process(bin.ppg[c]))
-            highBand[c].append(noiseFilters[c].process(bin.ppg[c]))
-            raw[c].append(bin.ppg[c])
+            let x = bin.ppg[c]
+            let dcBlocked = highPass[c].process(x)
+            highPassed[c].append(dcBlocked)
+            pulseBand[c].append(pulseLowPass[c].process(dcBlocked))
+            noiseBand[c].append(noiseHighPass[c].process(x))
+            raw[c].append(x)
             stuck[c].append(bin.stuck[c])
         }
         if bin.hasAcceleration {
-            if accelerationPresent.count > 0, accelerationPresent[age: 0] == 0 {
+            let a = bin.acceleration
+            let magnitude = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).squareRoot()
+            if accelerationPresent.count == 0 || accelerationPresent[age: 0] == 0 {
                 // Acceleration (re)appears: start its filters from steady state.
-                for a in 0..<3 { accelerationFilters[a].settle(onConstantInput: bin.acceleration[a]) }
+                for j in 0..<3 { accelerationHighPass[j].settle(onConstantInput: a[j]) }
+                accelerationHighPass[3].settle(onConstantInput: magnitude)
             }
-            for a in 0..<3 { motion[a].append(accelerationFilters[a].process(bin.acceleration[a])) }
+            for j in 0..<3 { motion[j].append(accelerationHighPass[j].process(a[j])) }
+            motion[3].append(accelerationHighPass[3].process(magnitude))
         } else {
-            for a in 0..<3 { motion[a].append(0) }
+            for j in 0..<4 { motion[j].append(0) }
+        }
+        if accelerationPresent.count == accelerationPresent.capacity {
+            accelerationBinsInWindow -= accelerationPresent[age: accelerationPresent.capacity - 1]
         }
         accelerationPresent.append(bin.hasAcceleration ? 1 : 0)
+        accelerationBinsInWindow += bin.hasAcceleration ? 1 : 0
         binsSinceReset += 1
         newestBinIndex = bin.index
         if channelCount > 0 {
-            beats.process(filteredPPG: filtered[min(beats.channel, channelCount - 1)][age: 0], binIndex: bin.index)
+            beats.process(filteredPPG: pulseBand[min(beats.channel, channelCount - 1)][age: 0], binIndex: bin.index)
         }
     }
 
     /// Drops the signal history (new channel layout, or a gap too long to bridge).
     private mutating func resetSignal() {
         for c in 0..<3 {
-            filtered[c].removeAll(); highBand[c].removeAll(); raw[c].removeAll(); stuck[c].removeAll()
-            motion[c].removeAll()
+            highPassed[c].removeAll(); pulseBand[c].removeAll(); noiseBand[c].removeAll()
+            raw[c].removeAll(); stuck[c].removeAll()
         }
+        for j in 0..<4 { motion[j].removeAll() }
         accelerationPresent.removeAll()
+        accelerationBinsInWindow = 0
         binsSinceReset = 0
+        comb.forget()
         beats.interrupt()
     }
 
@@ -238,10 +283,17 @@ public struct HeartRateEstimator: Sendable {
 
     /// The estimate from the samples fed so far, or nil when there is none to trust (see
     /// `status` for why). Calling it twice without new samples returns the same answer.
-    public mutating func estimate() -> HeartRateEstimate? {
-        // A window may be up to `startSlackBins` short at the very start: at low input rates the
-        // bin that holds the last sample before the estimate's time is still open.
-        guard let newest = newestBinIndex, binsSinceReset >= windowCount - Self.startSlackBins else {
+    ///
+    /// `atTimeSeconds` (the samples' clock), when given, says that no sample before that time
+    /// is still to come: the newest bin, if it has ended by then, is closed and used (as
+    /// `amble analyze hr` does). Without it the newest bin waits for the next sample (as on
+    /// the band, whose samples arrive in batches stamped back in time).
+    public mutating func estimate(atTimeSeconds now: Double? = nil) -> HeartRateEstimate? {
+        if let now {
+            resampler.close(endedBy: now)
+            for i in 0..<resampler.completedCount { ingest(resampler.completed[i]) }
+        }
+        guard let newest = newestBinIndex, binsSinceReset >= windowCount else {
             status = .warmingUp
             latest = nil
             return nil
@@ -251,42 +303,58 @@ public struct HeartRateEstimator: Sendable {
             guard newest > last else { return latest }
             elapsedSeconds = Double(newest - last) / Self.internalRateHz
         } else {
-            elapsedSeconds = configuration.windowSeconds
+            elapsedSeconds = parameters.referenceStepSeconds
         }
         lastEstimateBinIndex = newest
         tracker.predict(elapsedSeconds: elapsedSeconds)
 
-        // Motion lines from the acceleration, when the window has it throughout.
-        var lineCount = 0
-        let held = min(windowCount, accelerationPresent.count)
-        var accelerationBins = 0
-        for i in 0..<held where accelerationPresent[age: i] > 0 { accelerationBins += 1 }
-        let withAcceleration = accelerationBins == held
-        let withoutAcceleration = accelerationBins == 0
+        // The gait and the regressors, from acceleration present throughout the window.
+        let withAcceleration = accelerationBinsInWindow == Double(windowCount)
+        let withoutAcceleration = accelerationBinsInWindow == 0
         if withAcceleration {
-            for a in 0..<3 { Self.copyWindow(motion[a], into: &axes[a]) }
-            lineCount = lineDetector.detect(axes: axes, magnitudeOnly: accelerationIsMagnitude, into: &lines).count
+            motion[3].copyNewest(windowCount, into: &windowValues)
+            comb.measure(magnitude: windowValues)
+        } else {
+            comb.clear()
         }
-        spectrum.setLines(lines, count: lineCount)
+        let walking = comb.isWalking
+        fit.begin(count: windowCount)
+        fit.addConstant()
+        let fittedTeeth = min(parameters.fittedTeeth, comb.toothCount)
+        if walking, fittedTeeth > 0 {
+            // The lowest teeth: harmonics firstToothOrder... of the stride.
+            fit.addHarmonics(fundamentalCyclesPerSample: comb.cadenceStepsPerMinute / 2 / 60 / Self.internalRateHz,
+                             orders: comb.firstToothOrder...(comb.firstToothOrder + fittedTeeth - 1))
+        }
+        if withAcceleration {
+            // A magnitude-only sensor has one axis, |a| (its other two are zero).
+            for axis in 0..<(accelerationIsMagnitude ? 1 : 3) {
+                motion[axis].copyNewest(windowCount, into: &windowValues)
+                var mean = 0.0
+                for i in 0..<windowCount { mean += windowValues[i] }
+                mean /= Double(windowCount)
+                for i in 0..<windowCount { windowValues[i] -= mean }
+                fit.addDelayed(windowValues, lag: accelerationLagBins)
+            }
+        }
+        fit.factor()
 
-        // Channel spectra, usable channels only.
-        for g in 0..<grid.count { combined[g] = 0 }
+        // Each usable channel's evidence.
+        evidence.begin(comb: comb)
         var usable = 0
-        var bestShare = -1.0
-        var bestChannel = 0
         for c in 0..<channelCount {
-            Self.copyWindow(raw[c], into: &windowRaw)
-            Self.copyWindow(stuck[c], into: &windowStuck)
-            Self.copyWindow(filtered[c], into: &windowValues)
-            Self.copyWindow(highBand[c], into: &windowHigh)
+            raw[c].copyNewest(windowCount, into: &windowRaw)
+            usableChannel[c] = false
+            stuck[c].copyNewest(windowCount, into: &windowStuck)
+            pulseBand[c].copyNewest(windowCount, into: &windowBand)
+            noiseBand[c].copyNewest(windowCount, into: &windowNoise)
+            highPassed[c].copyNewest(windowCount, into: &windowValues)
             let level = RobustStatistics.centerAndSpread(of: windowValues, count: windowCount, scratch: &scratch)
-            let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, band: windowValues, bandSpread: level.spread,
-                                               high: windowHigh, count: windowCount)
-            guard quality == .usable else { continue }
-            guard spectrum.accumulate(channel: windowValues, level: level, into: &combined) else { continue }
+            let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, dcBlocked: windowValues, spread: level.spread,
+                                               band: windowBand, high: windowNoise, count: windowCount)
+            guard quality == .usable, evidence.add(channel: c, values: windowValues, level: level, fit: &fit) else { continue }
+            usableChannel[c] = true
             usable += 1
-            let share = Self.peakShare(spectrum.channelSpectrum)
-            if share > bestShare { bestShare = share; bestChannel = c }
         }
         guard usable > 0 else {
             status = .noUsableSignal
@@ -295,23 +363,29 @@ public struct HeartRateEstimator: Sendable {
             return nil
         }
 
-        buildLikelihood(lineCount: lineCount)
-        tracker.update(likelihood: likelihood, weight: min(1, max(0.2, elapsedSeconds / tracker.referenceStepSeconds)))
-        let best = tracker.mostProbable()
-        let height = support[grid.index(nearest: best.bpm)]
-        let confidence = max(0, min(1, best.mass * height))
+        evidence.logLikelihood(walking: walking, into: &logLikelihood)
+        tracker.update(logLikelihood: logLikelihood, weight: min(1, elapsedSeconds / parameters.referenceStepSeconds))
+        let best = tracker.mostProbable(refineBins: Self.refineBins, massBPM: parameters.confidenceHalfWidthBPM)
+        let confidence = max(0, min(1, best.mass))
 
-        // At rest: the accelerometer shows no rhythmic motion; a PPG-only device must make
-        // up for not knowing with a cleaner signal.
+        // Beats are timed on the channel whose pulse stands highest above its noise at the value;
+        // the current one is kept unless another is clearly clearer (every switch breaks the
+        // chain of beats).
+        var beatChannel = beats.channel < channelCount && usableChannel[beats.channel] ? beats.channel : -1
+        var clearest = beatChannel >= 0 ? Self.beatChannelSwitchRatio * evidence.channelSpectrum(beatChannel, at: best.index) : -1
+        for c in 0..<channelCount where usableChannel[c] && c != beatChannel {
+            let value = evidence.channelSpectrum(c, at: best.index)
+            if value > clearest { clearest = value; beatChannel = c }
+        }
         let atRest = withAcceleration
-            ? lineCount == 0 && confidence >= 0.6
-            : withoutAcceleration && confidence >= 0.8
+            ? !walking && confidence >= Self.restingConfidence
+            : withoutAcceleration && confidence >= Self.restingConfidenceWithoutAccelerometer
         let trusted = confidence >= configuration.minimumConfidence
-        Self.copyWindow(filtered[bestChannel], into: &windowValues)
-        let polarity = BeatTracker.polarity(of: windowValues, count: windowCount,
-                                            current: bestChannel == beats.channel ? beats.polarity : 1)
+        pulseBand[beatChannel].copyNewest(windowCount, into: &windowBand)
+        let polarity = BeatTracker.polarity(of: windowBand, count: windowCount,
+                                            current: beatChannel == beats.channel ? beats.polarity : 1)
         beats.setContext(expectedIntervalSeconds: trusted ? 60 / best.bpm : nil,
-                         atRest: atRest, channel: bestChannel, polarity: polarity)
+                         atRest: atRest, channel: beatChannel, polarity: polarity)
         guard trusted else {
             status = .lowConfidence
             latest = nil
@@ -321,77 +395,5 @@ public struct HeartRateEstimator: Sendable {
         latest = HeartRateEstimate(bpm: best.bpm, confidence: confidence)
         return latest
     }
-
-    /// Copies the newest window of `ring` into `window` (`windowCount` values); a ring that is
-    /// a few bins short is padded at the front with its oldest value.
-    private static func copyWindow(_ ring: RingBuffer<Double>, into window: inout [Double]) {
-        let n = window.count
-        let available = min(ring.count, n)
-        guard available < n else {
-            ring.copyNewest(n, into: &window)
-            return
-        }
-        let oldest = ring[age: available - 1]
-        for i in 0..<(n - available) { window[i] = oldest }
-        for i in 0..<available { window[n - available + i] = ring[age: available - 1 - i] }
-    }
-
-    /// From the combined spectrum: neutral zones around motion lines, second-harmonic support,
-    /// then the likelihood. Leaves the support (maximum 1) in `support`.
-    private mutating func buildLikelihood(lineCount: Int) {
-        let n = grid.count
-        var peak = 0.0
-        for g in 0..<n { peak = max(peak, combined[g]) }
-        for g in 0..<n { combined[g] /= peak; support[g] = combined[g] }
-        // Around a line the residual says little (the fit took the pulse too if it was
-        // there): fill the zone up to the level at its edges, so the track neither avoids nor
-        // seeks it.
-        for j in 0..<lineCount {
-            let bpm = lines[j] * 60
-            let first = Int(((bpm - Self.lineZoneBPM - grid.lowerBPM) / grid.stepBPM).rounded(.up))
-            let last = Int(((bpm + Self.lineZoneBPM - grid.lowerBPM) / grid.stepBPM).rounded(.down))
-            let lo = max(0, first), hi = min(n - 1, last)
-            guard lo <= hi else { continue }
-            let left = first - 1, right = last + 1
-            let leftValue = left >= 0 ? combined[left] : (right < n ? combined[right] : 0)
-            let rightValue = right < n ? combined[right] : leftValue
-            let fill = max(leftValue, rightValue)
-            for g in lo...hi { support[g] = max(support[g], fill) }
-        }
-        normalize(&support)
-        // A pulse has a second harmonic: support(f) += w * support(2f).
-        for g in 0..<n { likelihood[g] = support[g] }
-        for g in 0..<n {
-            let position = (2 * grid.bpm(g) - grid.lowerBPM) / grid.stepBPM
-            let k = Int(position)
-            guard k + 1 < n else { break }
-            let f = position - Double(k)
-            support[g] = likelihood[g] + Self.harmonicWeight * (likelihood[k] * (1 - f) + likelihood[k + 1] * f)
-        }
-        normalize(&support)
-        for g in 0..<n {
-            let v = support[g]
-            likelihood[g] = v * v * v + Self.likelihoodFloor   // support^likelihoodExponent
-        }
-    }
-
-    private func normalize(_ values: inout [Double]) {
-        var peak = 0.0
-        for v in values { peak = max(peak, v) }
-        guard peak > 0 else { return }
-        for i in values.indices { values[i] /= peak }
-    }
-
-    /// Share of a spectrum's sum held by its peak's neighbourhood (±3 grid points): how
-    /// clean a channel is.
-    private static func peakShare(_ spectrum: [Double]) -> Double {
-        var best = 0, total = 0.0
-        for i in spectrum.indices {
-            total += spectrum[i]
-            if spectrum[i] > spectrum[best] { best = i }
-        }
-        var near = 0.0
-        for i in max(0, best - 3)...min(spectrum.count - 1, best + 3) { near += spectrum[i] }
-        return total > 0 ? near / total : 0
-    }
 }
+

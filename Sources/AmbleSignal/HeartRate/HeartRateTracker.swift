@@ -1,44 +1,42 @@
 import RealModule
 
-/// Tracks the heart rate over time as a hidden Markov model on a grid of rates (forward
-/// filtering only, so each estimate uses the past alone).
+/// Tracks the heart rate over time on a grid of rates: a forward filter (the past alone
+/// decides each estimate).
 ///
-/// Between two observations the rate diffuses (Gaussian, `driftBPM` standard deviation per
+/// Before the first window the rate is that of a population at the start of a session.
+/// Between two windows it diffuses (Gaussian, `driftBPM` standard deviation per
 /// `referenceStepSeconds`, growing with the square root of the elapsed time) and may jump
-/// anywhere with a small probability (to recover after a wrong lock). Each observation is a
-/// likelihood on the grid; one made after a shorter time than `referenceStepSeconds` counts
-/// proportionally less (its window overlaps the previous one more).
+/// anywhere with a small probability (to recover from a wrong lock). Each window multiplies in
+/// its likelihood; a window that comes sooner than `referenceStepSeconds` after the previous
+/// one shares more of its samples with it and counts proportionally less (likelihood^weight).
 struct HeartRateTracker {
-    var driftBPM = 5.0
-    var jumpProbability = 0.001
-    var referenceStepSeconds = 2.0
-
     let grid: HeartRateGrid
+    private let parameters: HeartRateEstimator.Parameters
     private(set) var posterior: [Double]
     private(set) var started = false
     private var prior: [Double]
     private var kernel: [Double]
     private var kernelSigma = -1.0
+    /// The widest drift kernel, bpm standard deviation (after a long gap: nearly uniform).
+    static let widestDriftBPM = 40.0
 
-    init(grid: HeartRateGrid) {
+    init(grid: HeartRateGrid, parameters: HeartRateEstimator.Parameters) {
         self.grid = grid
+        self.parameters = parameters
         posterior = Array(repeating: 1 / Double(grid.count), count: grid.count)
         prior = posterior
         kernel = []
-        kernel.reserveCapacity(2 * Int(4 * 40 / grid.stepBPM) + 1)
+        kernel.reserveCapacity(2 * Int((4 * Self.widestDriftBPM / grid.stepBPM).rounded(.up)) + 1)
     }
 
-    /// Back to no knowledge (uniform over the grid).
-    mutating func reset() {
-        for i in posterior.indices { posterior[i] = 1 / Double(grid.count) }
-        started = false
-    }
+    /// Values held, for tests of fixed memory.
+    var bufferElementCount: Int { posterior.count + prior.count + kernel.capacity }
 
     /// Lets `elapsedSeconds` pass without an observation.
     mutating func predict(elapsedSeconds: Double) {
         guard started, elapsedSeconds > 0 else { return }
-        let steps = elapsedSeconds / referenceStepSeconds
-        let sigma = min(40, driftBPM * steps.squareRoot())
+        let steps = elapsedSeconds / parameters.referenceStepSeconds
+        let sigma = min(Self.widestDriftBPM, parameters.driftBPM * steps.squareRoot())
         if sigma != kernelSigma { buildKernel(sigma: sigma) }
         let half = kernel.count / 2
         let n = grid.count
@@ -46,42 +44,52 @@ struct HeartRateTracker {
         posterior.withUnsafeBufferPointer { p in
             prior.withUnsafeMutableBufferPointer { q in
                 kernel.withUnsafeBufferPointer { k in
-                    for i in 0..<n {
-                        var acc = 0.0
-                        let lo = max(0, i - half), hi = min(n - 1, i + half)
-                        for j in lo...hi { acc += p[j] * k[j - i + half] }
-                        q[i] = acc
-                        total += acc
+                    // Tap by tap over the whole grid (long inner loops); the kernel is cut at
+                    // the grid's ends, as the rate cannot leave it.
+                    q.update(repeating: 0)
+                    for t in 0..<kernel.count {
+                        let offset = t - half
+                        let lo = max(0, -offset), hi = min(n, n - offset)
+                        guard hi > lo else { continue }
+                        VectorKernels.subtractScaled(-k[t], p.baseAddress! + (lo + offset), from: q.baseAddress! + lo, hi - lo)
                     }
+                    for i in 0..<n { total += q[i] }
                 }
             }
         }
-        let jump = 1 - Double.pow(1 - jumpProbability, steps)
+        let jump = 1 - Double.pow(1 - parameters.jumpProbability, steps)
         let uniform = jump / Double(n)
         let keep = total > 0 ? (1 - jump) / total : 0
         for i in 0..<n { posterior[i] = prior[i] * keep + uniform }
     }
 
-    /// Multiplies in an observation's likelihood (`likelihood[i]` > 0 for each grid rate),
-    /// tempered by `weight` (0...1) as likelihood^weight.
-    mutating func update(likelihood: [Double], weight: Double) {
+    /// Multiplies in a window's log-likelihood (`grid.count` values), tempered by `weight`
+    /// (0...1).
+    mutating func update(logLikelihood: [Double], weight: Double) {
+        if !started {
+            for i in 0..<grid.count {
+                let z = (grid.bpm(i) - parameters.startBPM) / parameters.startSpreadBPM
+                posterior[i] = Double.exp(-0.5 * z * z) + parameters.startFloor
+            }
+            started = true
+        }
+        var peak = -Double.infinity
+        for v in logLikelihood where v > peak { peak = v }
         var total = 0.0
         for i in 0..<grid.count {
-            let l = weight == 1 ? likelihood[i] : Double.pow(likelihood[i], weight)
-            posterior[i] *= l
+            posterior[i] *= Double.exp(weight * (logLikelihood[i] - peak))
             total += posterior[i]
         }
         if total > 0 && total.isFinite {
             for i in posterior.indices { posterior[i] /= total }
         } else {
-            reset()
+            for i in posterior.indices { posterior[i] = 1 / Double(grid.count) }
         }
-        started = true
     }
 
     /// The most probable rate, refined as the posterior mean over ±`refineBins` grid points
     /// around it, and the posterior mass within ±`massBPM` of it.
-    func mostProbable(refineBins: Int = 3, massBPM: Double = 5) -> (bpm: Double, mass: Double, index: Int) {
+    func mostProbable(refineBins: Int, massBPM: Double) -> (bpm: Double, mass: Double, index: Int) {
         var best = 0
         for i in 1..<grid.count where posterior[i] > posterior[best] { best = i }
         var weight = 0.0, sum = 0.0

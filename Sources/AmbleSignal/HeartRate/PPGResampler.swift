@@ -1,6 +1,6 @@
 /// One bin of the fixed-rate stream the heart-rate code works on.
 struct ResampledBin {
-    /// Bin number: the bin holds the samples with round(time × rate) == index.
+    /// Bin number: the bin holds the samples with ⌊time × rate⌋ == index.
     var index: Int
     /// Mean of each PPG channel over the bin (raw units); lanes past the channel count are 0.
     var ppg: SIMD4<Double>
@@ -14,16 +14,18 @@ struct ResampledBin {
     var interpolated: Bool
 }
 
-/// Converts PPG samples at any rate (25...125 Hz, irregular intervals allowed) to a fixed
+/// Converts PPG samples at any rate (12.5...125 Hz, irregular intervals allowed) to a fixed
 /// rate by averaging the samples that fall in each bin of 1 / rate seconds: a boxcar
-/// anti-alias filter, then decimation. Short gaps are filled by linear interpolation; a
-/// longer gap, or time going backwards, is reported as a discontinuity.
+/// anti-alias filter, then decimation. Acceleration slower than the bins is held. Short gaps
+/// are filled by linear interpolation; a longer gap, or time going backwards, is reported as
+/// a discontinuity.
 struct PPGResampler {
     let rateHz: Double
     /// Longest gap filled by interpolation, in bins.
     let maximumFilledGapBins: Int
 
-    private var current: Int?
+    private var open: Int?
+    private var lastClosed: Int?
     private var sum = SIMD4<Double>()
     private var accelerationSum = SIMD4<Double>()
     private var samples = 0
@@ -34,14 +36,15 @@ struct PPGResampler {
 
     init(rateHz: Double, maximumFilledGapSeconds: Double) {
         self.rateHz = rateHz
-        maximumFilledGapBins = max(1, Int((maximumFilledGapSeconds * rateHz).rounded()))
+        maximumFilledGapBins = max(1, Int((maximumFilledGapSeconds * rateHz).rounded(.down)))
         let empty = ResampledBin(index: 0, ppg: .init(), acceleration: .init(), hasAcceleration: false, stuck: .init(), interpolated: false)
         completed = Array(repeating: empty, count: maximumFilledGapBins + 1)
     }
 
     /// Forgets everything (after a discontinuity the next sample starts afresh).
     mutating func reset() {
-        current = nil
+        open = nil
+        lastClosed = nil
         sum = .init(); accelerationSum = .init()
         samples = 0; accelerationSamples = 0
         stuckSoFar = .init(repeating: 1)
@@ -49,47 +52,67 @@ struct PPGResampler {
         lastEmitted = nil
     }
 
-    /// Bins completed by the last `add`, in order: `completed[0..<completedCount]`.
+    /// Bins completed by the last `add` or `close`, in order: `completed[0..<completedCount]`.
     private(set) var completed: [ResampledBin]
     private(set) var completedCount = 0
+
+    /// The bin a time falls in.
+    func binIndex(timeSeconds: Double) -> Int {
+        Int((timeSeconds * rateHz + 1e-9).rounded(.down))
+    }
+
+    /// Closes the open bin if it has ended by `timeSeconds` (no later sample can belong to
+    /// it); the bin, if any, is left in `completed`.
+    mutating func close(endedBy timeSeconds: Double) {
+        completedCount = 0
+        guard let index = open, Double(index + 1) / rateHz <= timeSeconds + 1e-9 else { return }
+        completed[0] = closeBin(index: index)
+        completedCount = 1
+    }
 
     /// Adds one sample; the bins it completes are left in `completed`. Returns false when the
     /// sample starts a new stretch after a discontinuity (gap too long or time reversed): the
     /// caller should drop the history it built from earlier bins.
     mutating func add(timeSeconds: Double, ppg: SIMD4<Double>, acceleration: SIMD4<Double>?) -> Bool {
-        let index = Int((timeSeconds * rateHz).rounded())
+        var index = binIndex(timeSeconds: timeSeconds)
         var continuous = true
         completedCount = 0
-        if let open = current {
-            if index < open - 1 || index > open + 1 + maximumFilledGapBins {
-                // Backwards by more than a bin, or a gap too long to bridge.
-                reset()
-                continuous = false
-            } else if index > open {
-                let finished = closeBin(index: open)
-                completed[completedCount] = finished
-                completedCount += 1
-                let missing = index - open - 1
-                if missing > 0 {
+        if let current = open, index > current {
+            completed[0] = closeBin(index: current)
+            completedCount = 1
+        }
+        if open == nil {
+            if let last = lastClosed {
+                let missing = index - last - 1
+                if index < last || missing > maximumFilledGapBins {
+                    // Backwards, or a gap too long to bridge.
+                    reset()
+                    completedCount = 0
+                    continuous = false
+                } else if index == last {
+                    // Jitter into a bin already closed: the sample opens the next one.
+                    index = last + 1
+                } else if missing > 0, let previous = lastEmitted {
                     for k in 1...missing {
                         let f = Double(k) / Double(missing + 1)
-                        var filled = finished
-                        filled.index = open + k
-                        filled.ppg = finished.ppg + (ppg - finished.ppg) * f
-                        if let a = acceleration, finished.hasAcceleration {
-                            filled.acceleration = finished.acceleration + (a - finished.acceleration) * f
+                        var filled = previous
+                        filled.index = last + k
+                        filled.ppg = previous.ppg + (ppg - previous.ppg) * f
+                        if let a = acceleration, previous.hasAcceleration {
+                            filled.acceleration = previous.acceleration + (a - previous.acceleration) * f
                         }
                         filled.stuck = .init()
                         filled.interpolated = true
                         completed[completedCount] = filled
                         completedCount += 1
                     }
+                    lastEmitted = completed[completedCount - 1]
+                    lastClosed = index - 1
                 }
-                current = index
             }
-            // index == open or open - 1 (jitter across a boundary): counted in the open bin.
+            open = index
         }
-        if current == nil { current = index }
+        // A sample behind the open bin (jitter across a boundary) is counted in it.
         if let previous = previousRaw {
             let same = SIMD4<Double>(
                 ppg[0] == previous[0] ? 1 : 0, ppg[1] == previous[1] ? 1 : 0,
@@ -124,6 +147,8 @@ struct PPGResampler {
         samples = 0; accelerationSamples = 0
         stuckSoFar = .init(repeating: 1)
         lastEmitted = bin
+        lastClosed = index
+        open = nil
         return bin
     }
 }

@@ -1,0 +1,387 @@
+// score-hr: the heart-rate estimator's figures on the development recordings, per device and
+// per sensor variant, as Amble is judged (../shared/tools/score.py hr: MAE as the mean of the
+// per-recording errors, coverage, values more than 10 bpm off), with leave-one-device-out and
+// confidence against error (scripts/score-hr, docs/heart-rate.md). A developer's
+// measurement, not a test; nothing is written unless --write-variants is given.
+
+import AmbleRecordings
+import AmbleSignal
+import AmbleSimulation
+import ArgumentParser
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+@main
+struct ScoreHR: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "score-hr",
+        abstract: "The heart-rate estimator's figures per device and sensor variant, leave-one-device-out, and confidence against error.",
+        discussion: """
+            Reads every recording of the two development folders (<name>.csv with <name>.ref.csv) \
+            once, replays each as `amble analyze hr --csv` does (window 8 s, an estimate every 2 s, \
+            values rounded to 0.1 bpm) and scores it as ../shared/tools/score.py hr does. The \
+            variants are made in memory from the recordings: (a) one channel at 25 Hz with \
+            acceleration at 12.5 Hz, (b) raw counts with a large DC level and slow drift, (c) \
+            gains x0.3 and x3, (d) no accelerometer, and a magnitude-only accelerometer. \
+            Leave-one-device-out: evidenceScale, neutralEvidence, driftBPM (a 3 x 3 x 3 grid) and \
+            the confidence threshold are chosen on the other device's recordings (lowest MAE with \
+            coverage >= 95 % and at most 2 % of the values more than 10 bpm off) and scored on \
+            this one.
+            """)
+
+    @Option(help: ArgumentHelp("The SPC training recordings (TROIKA, 125 Hz, 2 channels).", valueName: "folder"))
+    var spc = "../shared/data/dev/hr"
+
+    @Option(help: ArgumentHelp("The BAMI development recordings (50 Hz, 3 channels of raw counts).", valueName: "folder"))
+    var bami = "../shared/data/dev/hr-bami"
+
+    @Option(name: .customLong("set"), parsing: .singleValue,
+            help: ArgumentHelp("A parameter changed throughout, as NAME=VALUE (repeatable; --list shows them).", valueName: "name=value"))
+    var settings: [String] = []
+
+    @Option(help: "The confidence threshold (0...1) of the main table.")
+    var threshold = HeartRateEstimator.Configuration().minimumConfidence
+
+    @Flag(help: "Skip leave-one-device-out.")
+    var noLODO = false
+
+    @Flag(help: "Leave-one-device-out with the confidence threshold fixed at --threshold (by its meaning) instead of chosen.")
+    var lodoFixedThreshold = false
+
+    @Flag(help: "Score the recordings as recorded only (no variants).")
+    var noVariants = false
+
+    @Flag(help: "Print every recording's figures.")
+    var files = false
+
+    @Flag(help: "List the parameters and their values, and stop.")
+    var list = false
+
+    @Option(help: ArgumentHelp("Also write every variant as CSV with its reference into DIR/<device>-<variant>/ (to score them with score.py).", valueName: "dir"))
+    var writeVariants: String?
+
+    func baseParameters() throws -> HeartRateEstimator.Parameters {
+        var parameters = HeartRateEstimator.Parameters.standard
+        for setting in settings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let value = Double(parts[1]) else {
+                throw ValidationError("--set \(setting): expected NAME=VALUE, such as driftBPM=4")
+            }
+            guard let named = HeartRateEstimator.Parameters.all.first(where: { $0.name == parts[0] }) else {
+                throw ValidationError("--set: \"\(parts[0])\" is not a heart-rate parameter (--list shows them)")
+            }
+            parameters[keyPath: named.keyPath] = value
+        }
+        return parameters
+    }
+
+    func validate() throws {
+        guard (0...1).contains(threshold) else { throw ValidationError("--threshold must be between 0 and 1") }
+    }
+
+    func run() throws {
+        let base = try baseParameters()
+        if list {
+            for named in HeartRateEstimator.Parameters.all { print("\(named.name) = \(format(base[keyPath: named.keyPath]))") }
+            return
+        }
+        let devices = [Device(name: "SPC training", folder: spc), Device(name: "BAMI dev", folder: bami)]
+        var recordings: [Recording] = []
+        for device in devices {
+            for name in try Self.recordingNames(in: device.folder) {
+                recordings.append(try Recording(folder: device.folder, name: name, device: device.name))
+            }
+        }
+        let variants = noVariants ? [SensorVariant.asRecorded] : SensorVariant.allCases
+        print("recordings: " + devices.map { d in "\(d.name) \(recordings.filter { $0.device == d.name }.count) (\(d.folder))" }.joined(separator: ", "))
+        if let directory = writeVariants {
+            try write(recordings, variants: variants, to: directory)
+        }
+
+        // Every window's value and confidence, per variant, with the parameters given.
+        var runs: [SensorVariant: [Replayed]] = [:]
+        for variant in variants { runs[variant] = Replayed.all(recordings.map { $0.with(variant) }, parameters: base) }
+
+        print("")
+        print("MAE bpm (mean of per-recording), coverage, values more than 10 bpm off; confidence threshold \(format(threshold))")
+        printTable(devices: devices, variants: variants) { device, variant in
+            Figures(runs[variant]!.filter { $0.device == device.name }, threshold: threshold)
+        }
+        if files {
+            print("")
+            for run in runs[.asRecorded]! {
+                let f = Figures([run], threshold: threshold)
+                print("  \(pad(run.name, 18)) \(pad(run.device, 14)) \(f.text)")
+            }
+        }
+
+        if !noLODO {
+            print("")
+            print("leave-one-device-out: evidenceScale, neutralEvidence, driftBPM" + (lodoFixedThreshold ? " (threshold fixed at \(format(threshold)))" : " and the confidence threshold")
+                  + " chosen on the other device")
+            print("(lowest MAE with coverage >= 95 % and at most 2 % off by more than 10 bpm), scored on this one")
+            let grid = LeaveOneDeviceOut.grid(around: base)
+            let scored = grid.map { parameters in
+                (parameters: parameters, runs: Replayed.all(recordings, parameters: parameters))
+            }
+            var chosen: [String: (parameters: HeartRateEstimator.Parameters, threshold: Double)] = [:]
+            for device in devices {
+                let training = devices.first { $0.name != device.name }!.name
+                let choice = LeaveOneDeviceOut.choose(scored.map { ($0.parameters, $0.runs.filter { $0.device == training }) },
+                                                      thresholds: lodoFixedThreshold ? [threshold] : LeaveOneDeviceOut.thresholds)
+                chosen[device.name] = (choice.parameters, choice.threshold)
+                print("  \(device.name): chosen on \(training): \(LeaveOneDeviceOut.describe(choice.parameters)), threshold \(format(choice.threshold)) (there \(choice.figures.text))")
+            }
+            var held: [String: [SensorVariant: Figures]] = [:]
+            for device in devices {
+                let (parameters, threshold) = chosen[device.name]!
+                let own = recordings.filter { $0.device == device.name }
+                for variant in variants {
+                    held[device.name, default: [:]][variant] = Figures(Replayed.all(own.map { $0.with(variant) }, parameters: parameters),
+                                                                       threshold: threshold)
+                }
+            }
+            printTable(devices: devices, variants: variants) { device, variant in held[device.name]![variant]! }
+        }
+
+        print("")
+        print("confidence against error, every window as recorded (no threshold): windows, MAE, share within 5 bpm, share more than 10 off")
+        let bins = [0, 0.3, 0.45, 0.6, 0.7, 0.8, 0.9, 1.0]
+        var header = pad("confidence", 14)
+        for device in devices { header += "| " + pad(device.name, 36) }
+        print(header)
+        for b in 0..<(bins.count - 1) {
+            var line = pad("[\(format2(bins[b])), \(format2(bins[b + 1]))\(b == bins.count - 2 ? "]" : ")")", 14)
+            for device in devices {
+                let errors = runs[.asRecorded]!.filter { $0.device == device.name }.flatMap { run in
+                    run.matched.filter { m in m.confidence >= bins[b] && (m.confidence < bins[b + 1] || b == bins.count - 2) }
+                        .compactMap { m in m.bpm.map { abs($0 - m.truth) } }
+                }
+                line += "| " + pad(ConfidenceBin(errors).text, 36)
+            }
+            print(line)
+        }
+        print("threshold trade-off (MAE, coverage, off by more than 10):")
+        for t in [0.3, 0.4, 0.45, 0.5, 0.6] {
+            var line = pad("  \(format2(t))", 14)
+            for device in devices { line += "| " + pad(Figures(runs[.asRecorded]!.filter { $0.device == device.name }, threshold: t).text, 36) }
+            print(line)
+        }
+    }
+
+    func printTable(devices: [Device], variants: [SensorVariant], _ figures: (Device, SensorVariant) -> Figures) {
+        var header = pad("variant", 42)
+        for device in devices { header += "| " + pad(device.name, 26) }
+        print(header)
+        for variant in variants {
+            var line = pad(variant.title, 42)
+            for device in devices { line += "| " + pad(figures(device, variant).text, 26) }
+            print(line)
+        }
+    }
+
+    func write(_ recordings: [Recording], variants: [SensorVariant], to directory: String) throws {
+        let files = FileManager.default
+        for variant in variants {
+            for recording in recordings {
+                let folder = "\(directory)/\(recording.device.split(separator: " ")[0].lowercased())-\(variant.rawValue)"
+                try files.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try variant.apply(to: recording.data).csv.write(toFile: "\(folder)/\(recording.name).csv", atomically: true, encoding: .utf8)
+                var reference = "time_s,bpm\n"
+                for w in recording.reference.windows { reference += "\(w.timeSeconds),\(w.bpm)\n" }
+                try reference.write(toFile: "\(folder)/\(recording.name).ref.csv", atomically: true, encoding: .utf8)
+            }
+        }
+        print("variants written under \(directory)")
+    }
+
+    static func recordingNames(in folder: String) throws -> [String] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            throw ValidationError("\(folder) not found: the development recordings live outside the repository (../shared/data/dev)")
+        }
+        return entries.filter { $0.hasSuffix(".ref.csv") }
+            .map { String($0.dropLast(".ref.csv".count)) }
+            .filter { entries.contains("\($0).csv") }
+            .sorted()
+    }
+}
+
+/// A development recording with its name, device and reference.
+struct Recording: Sendable {
+    var name: String
+    var device: String
+    var data: RecordedPPG
+    var reference: HeartRateReference
+
+    init(folder: String, name: String, device: String) throws {
+        self.name = name
+        self.device = device
+        data = try RecordedPPG(recording: PPGRecording(path: "\(folder)/\(name).csv"))
+        reference = try HeartRateReference.read(path: "\(folder)/\(name).ref.csv")
+    }
+
+    func with(_ variant: SensorVariant) -> Recording {
+        var r = self
+        r.data = variant.apply(to: data)
+        return r
+    }
+}
+
+struct Device {
+    var name: String
+    var folder: String
+}
+
+/// One recording replayed: for each reference window, the value matched as score.py matches
+/// it (rounded as `amble analyze hr --csv` prints it) and its confidence.
+struct Replayed: Sendable {
+    struct Match: Sendable {
+        var truth: Double
+        var bpm: Double?
+        var confidence: Double
+    }
+
+    var name: String
+    var device: String
+    var matched: [Match]
+
+    /// Replays every recording with `parameters` and no confidence threshold, on all cores.
+    static func all(_ recordings: [Recording], parameters: HeartRateEstimator.Parameters) -> [Replayed] {
+        let results = UnsafeMutableBufferPointer<Replayed?>.allocate(capacity: recordings.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        nonisolated(unsafe) let output = results
+        DispatchQueue.concurrentPerform(iterations: recordings.count) { i in
+            output[i] = replay(recordings[i], parameters: parameters)
+        }
+        return results.map { $0! }
+    }
+
+    static func replay(_ recording: Recording, parameters: HeartRateEstimator.Parameters) -> Replayed {
+        var configuration = HeartRateEstimator.Configuration()
+        configuration.minimumConfidence = 0
+        var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration, parameters: parameters), stepSeconds: 2)
+        let data = recording.data
+        var sample = PPGSample(timeSeconds: 0, channels: Array(repeating: 0, count: data.channels))
+        for i in data.times.indices {
+            sample.timeSeconds = data.times[i]
+            for c in 0..<data.channels { sample.channels[c] = data.ppg[i * data.channels + c] }
+            if let a = data.acceleration, a[3 * i].isFinite {
+                sample.acceleration = AccelerationSample(timeSeconds: data.times[i], xG: a[3 * i], yG: a[3 * i + 1], zG: a[3 * i + 2])
+            } else {
+                sample.acceleration = nil
+            }
+            replay.process(sample)
+        }
+        replay.finish()
+        // As the CLI prints them: times to the millisecond, values to 0.1 bpm.
+        let outputs = replay.outputs.map { o in
+            (time: (o.timeSeconds * 1000).rounded() / 1000, bpm: o.estimate.map { ($0.bpm * 10).rounded() / 10 },
+             confidence: o.estimate?.confidence ?? 0)
+        }
+        let matched = HeartRateScore.matches(outputTimes: outputs.map(\.time), reference: recording.reference)
+            .enumerated().map { window, output in
+                Match(truth: recording.reference.windows[window].bpm, bpm: output.flatMap { outputs[$0].bpm },
+                      confidence: output.map { outputs[$0].confidence } ?? 0)
+            }
+        return Replayed(name: recording.name, device: recording.device, matched: matched)
+    }
+}
+
+/// A device's figures at a confidence threshold, through `HeartRateScore` (score.py's rules).
+struct Figures {
+    var score = HeartRateScore()
+
+    init(_ runs: [Replayed], threshold: Double) {
+        for run in runs {
+            score.add(estimates: run.matched.map { $0.confidence >= threshold ? $0.bpm : nil }, truths: run.matched.map(\.truth))
+        }
+    }
+
+    var text: String {
+        guard let mae = score.meanAbsoluteErrorBPM else { return "no values" }
+        return "\(format2(mae))  \(percent(score.coverage))  \(percent(score.farOffShare))"
+    }
+}
+
+/// Errors of the windows in one confidence bin.
+struct ConfidenceBin {
+    var errors: [Double]
+    init(_ errors: [Double]) { self.errors = errors }
+    var text: String {
+        guard !errors.isEmpty else { return "-" }
+        let n = Double(errors.count)
+        return "\(pad(String(errors.count), 5)) \(pad(format2(errors.reduce(0, +) / n), 6)) "
+            + "\(pad(percent(Double(errors.filter { $0 <= 5 }.count) / n), 8)) \(percent(Double(errors.filter { $0 > 10 }.count) / n))"
+    }
+}
+
+/// Leave-one-device-out: three numbers of the evidence and the tracker, and the confidence
+/// threshold, chosen on the other device's recordings (as the prototype's lodo.py, reading B:
+/// the gait comb and the walking floor are fixed by design).
+enum LeaveOneDeviceOut {
+    static let evidenceScales = [0.3, 0.4, 0.5]
+    static let neutralEvidences = [6.0, 10, 15]
+    static let drifts = [4.0, 5, 6]
+    static let thresholds = [0.35, 0.4, 0.45, 0.5, 0.55, 0.6]
+
+    static func grid(around base: HeartRateEstimator.Parameters) -> [HeartRateEstimator.Parameters] {
+        var grid: [HeartRateEstimator.Parameters] = []
+        for scale in evidenceScales {
+            for neutral in neutralEvidences {
+                for drift in drifts {
+                    var p = base
+                    p.evidenceScale = scale
+                    p.neutralEvidence = neutral
+                    p.driftBPM = drift
+                    grid.append(p)
+                }
+            }
+        }
+        return grid
+    }
+
+    /// The lowest MAE on `runs` with coverage >= 95 % and at most 2 % off by more than
+    /// 10 bpm (or, when none qualifies, the lowest MAE).
+    static func choose(_ candidates: [(HeartRateEstimator.Parameters, [Replayed])], thresholds: [Double])
+        -> (parameters: HeartRateEstimator.Parameters, threshold: Double, figures: Figures) {
+        var best: (parameters: HeartRateEstimator.Parameters, threshold: Double, figures: Figures, qualifies: Bool)?
+        for (parameters, runs) in candidates {
+            for threshold in thresholds {
+                let figures = Figures(runs, threshold: threshold)
+                guard let mae = figures.score.meanAbsoluteErrorBPM else { continue }
+                let qualifies = figures.score.coverage >= 0.95 && figures.score.farOffShare <= 0.02
+                if let b = best {
+                    let bestMAE = b.figures.score.meanAbsoluteErrorBPM!
+                    if b.qualifies && !qualifies { continue }
+                    if b.qualifies == qualifies && bestMAE <= mae { continue }
+                }
+                best = (parameters, threshold, figures, qualifies)
+            }
+        }
+        return (best!.parameters, best!.threshold, best!.figures)
+    }
+
+    static func describe(_ p: HeartRateEstimator.Parameters) -> String {
+        "evidenceScale \(format(p.evidenceScale)), neutralEvidence \(format(p.neutralEvidence)), driftBPM \(format(p.driftBPM))"
+    }
+}
+
+func format(_ value: Double) -> String {
+    let rounded = (value * 1000).rounded() / 1000
+    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+}
+func format2(_ value: Double) -> String {
+    let hundredths = Int((value * 100).rounded())
+    let fraction = abs(hundredths) % 100
+    return (hundredths < 0 ? "-" : "") + "\(abs(hundredths) / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+}
+func percent(_ value: Double) -> String {
+    let tenths = Int((value * 1000).rounded())
+    return "\(tenths / 10).\(tenths % 10) %"
+}
+func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
