@@ -121,10 +121,10 @@ struct BandStoreTests {
     @Test func settingsAreStoredInCanonicalForm() throws {
         let store = try BandStore(path: nil)
         #expect(try store.set(.alertStyle, to: "  GENTLE ") == "gentle")
-        #expect(try store.set(.reminder, to: "7:05") == "07:05")
+        #expect(try store.set(.reminderTime, to: "7:05") == "07:05")
         #expect(try store.set(.heightCentimeters, to: "0182") == "182")
         #expect(try store.setting(.alertStyle) == "gentle")
-        #expect(try store.setting(.reminder) == "07:05")
+        #expect(try store.setting(.reminderTime) == "07:05")
         #expect(try store.settings().first { $0.0 == .heightCentimeters }?.1 == "182")
         try store.saveReductionPercent(35)
         #expect(try store.setting(.reductionPercent) == "35")
@@ -135,7 +135,7 @@ struct BandStoreTests {
         let store = try BandStore(path: nil)
         try store.set(.reductionPercent, to: "30")
         for (setting, value) in [(BandSetting.reductionPercent, "33"), (.reductionPercent, "45"), (.alertStyle, "loud"),
-                                 (.reminder, "24:00"), (.bandName, String(repeating: "x", count: 33)), (.retentionDays, "0")] {
+                                 (.reminderTime, "24:00"), (.bandName, String(repeating: "x", count: 33)), (.retentionDays, "0")] {
             let error = try #require(throws: BandSettingError.self) { try store.set(setting, to: value) }
             #expect(error.setting == setting && error.value == value)
         }
