@@ -64,7 +64,7 @@ public final class BandStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-sync"]
+    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -117,6 +117,30 @@ public final class BandStore: Sendable {
                   "session_id" INTEGER PRIMARY KEY REFERENCES "session"("id") ON DELETE CASCADE,
                   "bytes" BLOB NOT NULL,
                   "crc32" INTEGER NOT NULL);
+                """)
+        }
+        migrator.registerMigration("v4-practice") { db in
+            // Pauses, the summary's new totals, every calibration kept (the one saved as a
+            // setting until now becomes the first), and session data re-encoded with pauses
+            // (the band encodes what has none at its next start).
+            try db.execute(sql: """
+                ALTER TABLE "session_second" ADD COLUMN "paused" BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE "session" ADD COLUMN "max_hr_bpm" DOUBLE;
+                ALTER TABLE "session" ADD COLUMN "walking_s" INTEGER;
+                ALTER TABLE "session" ADD COLUMN "pauses" INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE "session" ADD COLUMN "paused_s" INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE "calibration" (
+                  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "unix" DOUBLE NOT NULL,
+                  "cadence_spm" DOUBLE NOT NULL,
+                  "step_length_m" DOUBLE);
+                INSERT INTO "calibration" ("unix", "cadence_spm", "step_length_m")
+                  SELECT json_extract("value", '$.unixSeconds'), json_extract("value", '$.cadenceStepsPerMinute'),
+                         json_extract("value", '$.stepLengthMeters')
+                  FROM "setting" WHERE "key" = 'calibration' AND json_valid("value")
+                  AND json_extract("value", '$.cadenceStepsPerMinute') IS NOT NULL;
+                DELETE FROM "setting" WHERE "key" = 'calibration';
+                DELETE FROM "session_data";
                 """)
         }
         return migrator
@@ -205,24 +229,46 @@ public final class BandStore: Sendable {
         try writer.write { db in try Self.setSetting(db, "clock_offset_s", String(offset)) }
     }
 
+    /// The calibration in use: the latest.
     public func loadCalibration() throws -> Calibration? {
+        try calibrations().last
+    }
+
+    /// Every calibration kept, oldest first.
+    public func calibrations() throws -> [Calibration] {
         try writer.read { db in
-            guard let text = try Self.setting(db, "calibration") else { return nil }
-            return try? JSONDecoder().decode(Calibration.self, from: Data(text.utf8))
+            try Row.fetchAll(db, sql: #"SELECT * FROM "calibration" ORDER BY "unix", "id""#).map {
+                Calibration(cadenceStepsPerMinute: $0["cadence_spm"], stepLengthMeters: $0["step_length_m"], unixSeconds: $0["unix"])
+            }
         }
     }
 
+    /// Keeps a new calibration; it is the one in use from now on.
     public func saveCalibration(_ calibration: Calibration) throws {
-        let text = String(decoding: try JSONEncoder().encode(calibration), as: UTF8.self)
-        try writer.write { db in try Self.setSetting(db, "calibration", text) }
+        try writer.write { db in
+            try db.execute(sql: #"INSERT INTO "calibration" ("unix", "cadence_spm", "step_length_m") VALUES (?, ?, ?)"#,
+                           arguments: [calibration.unixSeconds, calibration.cadenceStepsPerMinute, calibration.stepLengthMeters])
+        }
     }
 
-    public func loadReductionPercent() throws -> Int? {
-        try writer.read { db in try Self.setting(db, BandSetting.reductionPercent.rawValue).flatMap { Int($0) } }
+    /// Every setting, typed (stored values, defaults where never set).
+    public func settingValues() throws -> BandSettingValues {
+        BandSettingValues(Dictionary(uniqueKeysWithValues: try settings()))
     }
 
-    public func saveReductionPercent(_ percent: Int) throws {
-        try set(.reductionPercent, to: String(percent))
+    /// A value the band keeps for itself (not a wearer's setting): the reminder's state, say.
+    public func internalValue(_ key: String) throws -> String? {
+        try writer.read { db in try Self.setting(db, "internal." + key) }
+    }
+
+    public func setInternalValue(_ key: String, _ value: String?) throws {
+        try writer.write { db in
+            if let value {
+                try Self.setSetting(db, "internal." + key, value)
+            } else {
+                try db.execute(sql: #"DELETE FROM "setting" WHERE "key" = ?"#, arguments: ["internal." + key])
+            }
+        }
     }
 
     private static func setting(_ db: Database, _ key: String) throws -> String? {
@@ -259,20 +305,40 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// Closes sessions a crash left open, with totals made from the seconds they recorded.
-    /// Returns how many were closed.
+    /// Deletes a session under way or finished (the wearer discarded it), with its seconds.
+    public func discardSession(sessionID: Int64) throws {
+        try writer.write { db in _ = try SessionRow.deleteOne(db, key: sessionID) }
+    }
+
+    /// What a start after a crash or power cut found.
+    public struct Recovery: Equatable, Sendable {
+        /// Walks closed from the seconds they recorded.
+        public var walksClosed = 0
+        /// Calibrations under way, discarded (a calibration is only good whole).
+        public var calibrationsDiscarded = 0
+    }
+
+    /// Closes walks a crash left open, with totals made from the seconds they recorded, and
+    /// discards calibrations left open.
     @discardableResult
-    public func recoverOpenSessions() throws -> Int {
+    public func recoverOpenSessions() throws -> Recovery {
         try writer.write { db in
+            var recovery = Recovery()
             let open = try SessionRow.filter(SessionRow.Columns.endUnix == nil).fetchAll(db)
             for var row in open {
+                if row.sessionKind == .calibration {
+                    _ = try SessionRow.deleteOne(db, key: row.id!)
+                    recovery.calibrationsDiscarded += 1
+                    continue
+                }
+                recovery.walksClosed += 1
                 let seconds = try SecondRow.seconds(db, sessionID: row.id!)
                 let end = row.startUnix + Double((seconds.last?.offsetSeconds ?? -1) + 1)
                 row.apply(SessionTally(seconds).summary(kind: row.sessionKind, startUnixSeconds: row.startUnix, endUnixSeconds: end,
                                                         parameters: row.parameters))
                 try row.update(db)
             }
-            return open.count
+            return recovery
         }
     }
 
@@ -384,7 +450,7 @@ public final class BandStore: Sendable {
         try writer.write { db in
             try db.execute(sql: """
                 DELETE FROM "session_data"; DELETE FROM "session_second"; DELETE FROM "session"; DELETE FROM "paired_laptop";
-                DELETE FROM "setting" WHERE "key" NOT IN ('band_id', 'clock_offset_s');
+                DELETE FROM "calibration"; DELETE FROM "setting" WHERE "key" NOT IN ('band_id', 'clock_offset_s');
                 """)
         }
         knownIdentity.withLock { $0 = nil }

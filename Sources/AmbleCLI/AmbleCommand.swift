@@ -6,7 +6,7 @@ public struct AmbleCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "amble",
         abstract: "The Amble companion: pair with a band, sync its sessions, review them, analyse recordings.",
-        subcommands: [PairCommand.self, BandsCommand.self, UnpairCommand.self, SyncCommand.self, BandCommand.self,
+        subcommands: [PairCommand.self, BandsCommand.self, UnpairCommand.self, SyncCommand.self, BandCommand.self, CalibrationsCommand.self,
                       SessionsCommand.self, AnalyzeCommand.self]
     )
 

@@ -162,7 +162,7 @@ public final class CompanionStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-pairing"]
+    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -222,6 +222,16 @@ public final class CompanionStore: Sendable {
                   "crc32" INTEGER NOT NULL,
                   "bytes" BLOB NOT NULL CHECK (length("bytes") <= "total_length"),
                   PRIMARY KEY ("band_id", "band_session_id"));
+                """)
+        }
+        migrator.registerMigration("v4-practice") { db in
+            // Pauses and the summary's new totals (sessions synced before have none).
+            try db.execute(sql: """
+                ALTER TABLE "session_second" ADD COLUMN "paused" BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE "session" ADD COLUMN "max_hr_bpm" DOUBLE;
+                ALTER TABLE "session" ADD COLUMN "walking_s" INTEGER;
+                ALTER TABLE "session" ADD COLUMN "pauses" INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE "session" ADD COLUMN "paused_s" INTEGER NOT NULL DEFAULT 0;
                 """)
         }
         return migrator

@@ -9,8 +9,9 @@ import CZlib
 /// second: a cadence to 0.1 step/min, a heart rate to 0.1 bpm, a confidence to 0.01. The
 /// summary keeps full precision.
 public enum SessionCoding {
-    /// The encoding's version (the first byte).
-    public static let version: UInt8 = 1
+    /// The encoding's version (the first byte). Version 2 added pauses (a flag per second) and
+    /// the summary's maximum heart rate, walking seconds and pauses; version 1 is still read.
+    public static let version: UInt8 = 2
     /// Largest uncompressed session accepted, bytes: a day of seconds is under 1 MB.
     public static let maximumRawLength = 16 << 20
     /// Longest session accepted, seconds (two days).
@@ -36,7 +37,7 @@ public enum SessionCoding {
         }
         for s in seconds {
             w.byte((s.heartRateBPM != nil ? 1 : 0) | (s.overLimit ? 2 : 0) | (s.accelerometerGap ? 4 : 0) | (s.heartRateGap ? 8 : 0)
-                   | (s.heartRateConfidence != nil ? 16 : 0))
+                   | (s.heartRateConfidence != nil ? 16 : 0) | (s.paused ? 32 : 0))
         }
         previous = 0
         for s in seconds {
@@ -61,11 +62,11 @@ public enum SessionCoding {
     public static func decode(_ bytes: [UInt8]) throws(CodingError) -> SessionRecord {
         var outer = BinaryReader(bytes)
         let v = try outer.byte()
-        guard v == version else { throw .malformed("session data version \(v); this side reads \(version): update the older side", at: 0) }
+        guard v == 1 || v == version else { throw .malformed("session data version \(v); this side reads 1 and \(version): update the older side", at: 0) }
         let rawLength = try outer.count(limit: maximumRawLength)
         let raw = try decompress(try outer.raw(outer.remaining), expectedLength: rawLength)
         var r = BinaryReader(raw)
-        let summary = try readSummary(&r)
+        let summary = try readSummary(&r, version: v)
         let count = try r.count(limit: maximumSeconds)
         var seconds = [SessionSecond](repeating: SessionSecond(offsetSeconds: 0, steps: 0, cadenceStepsPerMinute: 0), count: count)
         var offset = -1
@@ -86,6 +87,7 @@ public enum SessionCoding {
             seconds[i].overLimit = flags[i] & 2 != 0
             seconds[i].accelerometerGap = flags[i] & 4 != 0
             seconds[i].heartRateGap = flags[i] & 8 != 0
+            seconds[i].paused = flags[i] & 32 != 0
         }
         previous = 0
         for i in 0 ..< count where flags[i] & 1 != 0 {
@@ -146,6 +148,10 @@ public enum SessionCoding {
         s.rmssdMilliseconds = finite(s.rmssdMilliseconds)
         s.measuredCadenceStepsPerMinute = finite(s.measuredCadenceStepsPerMinute)
         s.activeKilocalories = finite(s.activeKilocalories)
+        s.maximumHeartRateBPM = finite(s.maximumHeartRateBPM)
+        s.walkingSeconds = s.walkingSeconds.map { max(0, min(maximumSeconds, $0)) }
+        s.pauses = max(0, min(maximumSeconds, s.pauses))
+        s.pausedSeconds = max(0, min(maximumSeconds, s.pausedSeconds))
         return SessionRecord(summary: s, seconds: seconds)
     }
 
@@ -156,7 +162,7 @@ public enum SessionCoding {
 
     // MARK: Summary
 
-    static func writeSummary(_ s: SessionSummary, into w: inout BinaryWriter) {
+    static func writeSummary(_ s: SessionSummary, into w: inout BinaryWriter, version: UInt8 = version) {
         w.byte(s.kind == .calibration ? 0 : 1)
         w.double(s.startUnixSeconds)
         w.double(s.endUnixSeconds)
@@ -173,9 +179,14 @@ public enum SessionCoding {
         w.optional(s.rmssdMilliseconds) { $0.double($1) }
         w.optional(s.measuredCadenceStepsPerMinute) { $0.double($1) }
         w.optional(s.activeKilocalories) { $0.double($1) }
+        guard version >= 2 else { return }
+        w.optional(s.maximumHeartRateBPM) { $0.double($1) }
+        w.optional(s.walkingSeconds) { $0.varint($1) }
+        w.varint(s.pauses)
+        w.varint(s.pausedSeconds)
     }
 
-    static func readSummary(_ r: inout BinaryReader) throws(CodingError) -> SessionSummary {
+    static func readSummary(_ r: inout BinaryReader, version: UInt8 = version) throws(CodingError) -> SessionSummary {
         let kind: SessionKind
         switch try r.byte() {
         case 0: kind = .calibration
@@ -196,13 +207,21 @@ public enum SessionCoding {
         let rmssd = try r.optional { (r: inout BinaryReader) throws(CodingError) in try r.finiteDouble() }
         let measured = try r.optional { (r: inout BinaryReader) throws(CodingError) in try r.finiteDouble() }
         let energy = try r.optional { (r: inout BinaryReader) throws(CodingError) in try r.finiteDouble() }
+        var maximum: Double?, walking: Int?, pauses = 0, paused = 0
+        if version >= 2 {
+            maximum = try r.optional { (r: inout BinaryReader) throws(CodingError) in try r.finiteDouble() }
+            walking = try r.optional { (r: inout BinaryReader) throws(CodingError) in try r.count(limit: maximumSeconds) }
+            pauses = try r.count(limit: maximumSeconds)
+            paused = try r.count(limit: maximumSeconds)
+        }
         return SessionSummary(
             kind: kind, startUnixSeconds: start, endUnixSeconds: end,
             parameters: SessionParameters(calibratedCadenceStepsPerMinute: calibrated, reductionPercent: reduction,
                                           limitCadenceStepsPerMinute: limit, stepLengthMeters: stepLength),
             steps: steps, distanceMeters: distance, averageHeartRateBPM: heartRate, alerts: alerts,
             timeOverLimitSeconds: overLimit, gapSeconds: gaps, rmssdMilliseconds: rmssd,
-            measuredCadenceStepsPerMinute: measured, activeKilocalories: energy)
+            measuredCadenceStepsPerMinute: measured, activeKilocalories: energy,
+            maximumHeartRateBPM: maximum, walkingSeconds: walking, pauses: pauses, pausedSeconds: paused)
     }
 
     // MARK: zlib
