@@ -53,13 +53,14 @@ public final class BandStore: Sendable {
     public init(path: String?) throws {
         writer = try openDatabase(path: path)
         try Self.migrator.migrate(writer)
-        try recoverOpenSessions()
+        recovery = try Self.recover(writer)
     }
 
     /// Opens a store at an earlier schema version, for the upgrade tests.
     init(path: String?, upTo version: String) throws {
         writer = try openDatabase(path: path)
         try Self.migrator.migrate(writer, upTo: version)
+        recovery = Recovery()
     }
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
@@ -121,8 +122,8 @@ public final class BandStore: Sendable {
         }
         migrator.registerMigration("v4-practice") { db in
             // Pauses, the summary's new totals, every calibration kept (the one saved as a
-            // setting until now becomes the first), and session data re-encoded with pauses
-            // (the band encodes what has none at its next start).
+            // setting until now becomes the first; the old row is left, unread). Session data
+            // of the older encoding is encoded again by the band at its next start.
             try db.execute(sql: """
                 ALTER TABLE "session_second" ADD COLUMN "paused" BOOLEAN NOT NULL DEFAULT 0;
                 ALTER TABLE "session" ADD COLUMN "max_hr_bpm" DOUBLE;
@@ -139,8 +140,6 @@ public final class BandStore: Sendable {
                          json_extract("value", '$.stepLengthMeters')
                   FROM "setting" WHERE "key" = 'calibration' AND json_valid("value")
                   AND json_extract("value", '$.cadenceStepsPerMinute') IS NOT NULL;
-                DELETE FROM "setting" WHERE "key" = 'calibration';
-                DELETE FROM "session_data";
                 """)
         }
         return migrator
@@ -316,12 +315,24 @@ public final class BandStore: Sendable {
         public var walksClosed = 0
         /// Calibrations under way, discarded (a calibration is only good whole).
         public var calibrationsDiscarded = 0
+
+        public init(walksClosed: Int = 0, calibrationsDiscarded: Int = 0) {
+            self.walksClosed = walksClosed
+            self.calibrationsDiscarded = calibrationsDiscarded
+        }
     }
+
+    /// What opening the store recovered from a crash or power cut.
+    public let recovery: Recovery
 
     /// Closes walks a crash left open, with totals made from the seconds they recorded, and
     /// discards calibrations left open.
     @discardableResult
     public func recoverOpenSessions() throws -> Recovery {
+        try Self.recover(writer)
+    }
+
+    private static func recover(_ writer: any DatabaseWriter) throws -> Recovery {
         try writer.write { db in
             var recovery = Recovery()
             let open = try SessionRow.filter(SessionRow.Columns.endUnix == nil).fetchAll(db)
@@ -410,13 +421,15 @@ public final class BandStore: Sendable {
     }
 
     /// Finished sessions whose data is not encoded yet (made by an older build, or closed by
-    /// crash recovery), oldest first.
-    public func sessionsWithoutData() throws -> [Int64] {
+    /// crash recovery), or encoded in another version than `version` (the data's first byte),
+    /// oldest first.
+    public func sessionsWithoutData(version: UInt8? = nil) throws -> [Int64] {
         try writer.read { db in
             try Int64.fetchAll(db, sql: """
                 SELECT "id" FROM "session" WHERE "end_unix" IS NOT NULL
-                AND "id" NOT IN (SELECT "session_id" FROM "session_data") ORDER BY "id"
-                """)
+                AND "id" NOT IN (SELECT "session_id" FROM "session_data" WHERE ? IS NULL OR hex(substr("bytes", 1, 1)) = printf('%02X', ?))
+                ORDER BY "id"
+                """, arguments: [version.map { Int($0) }, version.map { Int($0) }])
         }
     }
 
