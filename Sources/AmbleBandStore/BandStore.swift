@@ -47,6 +47,7 @@ public final class BandStore: Sendable {
     private let writer: any DatabaseWriter
     /// The identity once read or made: it never changes afterwards (asked at every sync).
     private let knownIdentity = Mutex<BandIdentity?>(nil)
+    private let boardDefaultValues = Mutex<[BandSetting: String]>([:])
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
     /// Sessions left open by a crash or power loss are closed from their recorded seconds.
@@ -198,15 +199,26 @@ public final class BandStore: Sendable {
 
     // MARK: Settings
 
+    /// Defaults the board file gives (its `[wearer]` and `[practice]`), in place of the
+    /// settings' own until the wearer or a laptop sets them. Values must be valid (`validate`).
+    public var boardDefaults: [BandSetting: String] {
+        get { boardDefaultValues.withLock { $0 } }
+        set { boardDefaultValues.withLock { $0 = newValue } }
+    }
+
+    private func defaultValue(_ setting: BandSetting) -> String {
+        boardDefaults[setting] ?? setting.defaultValue
+    }
+
     /// Every setting a companion may read, with its value (the default where never set).
     public func settings() throws -> [(BandSetting, String)] {
         try writer.read { db in
-            try BandSetting.allCases.map { ($0, try Self.setting(db, $0.rawValue) ?? $0.defaultValue) }
+            try BandSetting.allCases.map { ($0, try Self.setting(db, $0.rawValue) ?? defaultValue($0)) }
         }
     }
 
     public func setting(_ setting: BandSetting) throws -> String {
-        try writer.read { db in try Self.setting(db, setting.rawValue) ?? setting.defaultValue }
+        try writer.read { db in try Self.setting(db, setting.rawValue) ?? defaultValue(setting) }
     }
 
     /// Sets a setting; returns the value stored (canonical form).

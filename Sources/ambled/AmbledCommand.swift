@@ -63,7 +63,7 @@ struct AmbledCommand: ParsableCommand {
     }
 
     func run() throws {
-        let console = Console(isTerminal: standardOutputIsTerminal())
+        let console = Console(isTerminal: standardOutputIsTerminal(), columns: { standardOutputColumns() })
         let level = Logger.Level(rawValue: logLevel) ?? .info
         var logger = Logger(label: "ambled") { label in ConsoleLogHandler(label: label, console: console) }
         logger.logLevel = level

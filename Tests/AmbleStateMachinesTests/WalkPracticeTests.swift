@@ -292,6 +292,23 @@ struct CalibrationPracticeTests {
         #expect(band.lastScreen == .notice(title: "Calibrated", detail: "normal pace 112 steps/min, 4.7 km/h (step 70 cm)"))
         #expect(band.summaries.last?.speedMetersPerSecond.map { abs($0 - 112.0 / 60 * 0.7) < 1e-9 } == true)
     }
+
+    @Test func afterASuccessTheMenuOffersTheWalkAfterAFailureCalibrationAgain() {
+        var band = PracticeDriver()
+        band.press(.select)
+        band.seconds(3, cadence: 0)
+        band.seconds(60, cadence: 112)
+        band.press(.next)   // any press leaves the notice
+        #expect(band.lastScreen == .menu(entries: [.init(title: "Calibrate"), .init(title: "Mindful Walk"), .init(title: "Settings")], selected: 1))
+
+        var failed = PracticeDriver()
+        failed.press(.select)
+        failed.seconds(3, cadence: 0)
+        failed.seconds(60, cadence: 0)
+        if case .notice(let title, _)? = failed.lastScreen { #expect(title == "Calibration failed") } else { Issue.record("no notice") }
+        failed.seconds(8, cadence: 0)   // the notice times out
+        #expect(failed.lastScreen == .menu(entries: [.init(title: "Calibrate"), .init(title: "Mindful Walk", enabled: false), .init(title: "Settings")], selected: 0))
+    }
 }
 
 /// The Settings menu: moving, editing every kind of value, cancelling, saving.

@@ -90,8 +90,8 @@ public struct PracticeMachine: Sendable {
         case endingWalk(Walk, selected: Int, secondsLeft: Int)
         case confirmingDiscard(Walk, secondsLeft: Int)
         case summary(pages: [Screen], page: Int, secondsLeft: Int)
-        /// A message until any press (or a few seconds), then the menu.
-        case notice(secondsLeft: Int)
+        /// A message until any press (or a few seconds), then the menu at `then`.
+        case notice(secondsLeft: Int, then: MenuItem = .calibrate)
         case settings(selected: Int)
         case editing(BandSetting, options: [String], index: Int, entry: Int)
         case reminder(text: String, selected: Int, secondsLeft: Int)
@@ -164,9 +164,9 @@ public struct PracticeMachine: Sendable {
         switch state {
         case .menu(let selected): return [.show(menuScreen(selected: selected))]
         case .choosingReduction(let index): return [.show(reductionScreen(index: index))]
-        case .notice:
-            state = .menu(selected: .calibrate)
-            return [.show(menuScreen(selected: .calibrate))]
+        case .notice(_, let then):
+            state = .menu(selected: then)
+            return [.show(menuScreen(selected: then))]
         case .summary(let pages, let page, _): return [.show(pages[page])]
         case .settings(let selected): return [.show(settingsScreen(selected: selected))]
         case .editing(let setting, let options, let index, _): return [.show(editScreen(setting, options, index))]
@@ -300,7 +300,7 @@ public struct PracticeMachine: Sendable {
 
         case .confirmingDiscard(let walk, _):
             if select {
-                state = .notice(secondsLeft: 5)
+                state = .notice(secondsLeft: 5, then: .mindfulWalk)
                 return [.metronome(periodSeconds: nil), .discardSession, .vibrate(.refuse),
                         .show(.notice(title: "Walk discarded", detail: "Nothing was saved"))]
             }
@@ -317,9 +317,9 @@ public struct PracticeMachine: Sendable {
             state = .menu(selected: .mindfulWalk)
             return [.show(menuScreen(selected: .mindfulWalk))]
 
-        case .notice:
-            state = .menu(selected: .calibrate)
-            return [.show(menuScreen(selected: .calibrate))]
+        case .notice(_, let then):
+            state = .menu(selected: then)
+            return [.show(menuScreen(selected: then))]
 
         case .settings(let selected):
             let entries = SettingsMenu.entries
@@ -426,12 +426,12 @@ public struct PracticeMachine: Sendable {
         case .menu, .choosingReduction, .settings, .editing:
             return []
 
-        case .notice(let left):
+        case .notice(let left, let then):
             if left <= 1 {
-                state = .menu(selected: .calibrate)
-                return [.show(menuScreen(selected: .calibrate))]
+                state = .menu(selected: then)
+                return [.show(menuScreen(selected: then))]
             }
-            state = .notice(secondsLeft: left - 1)
+            state = .notice(secondsLeft: left - 1, then: then)
             return []
 
         case .summary(let pages, let page, let left):
@@ -555,6 +555,7 @@ public struct PracticeMachine: Sendable {
         let outcome = session.run.outcome(unixSeconds: unixSeconds)
         var measured: Double?
         var actions: [PracticeAction] = []
+        var then = MenuItem.calibrate
         var parameters = session.parameters
         switch outcome {
         case .calibrated(let result):
@@ -562,6 +563,7 @@ public struct PracticeMachine: Sendable {
             measured = result.cadenceStepsPerMinute
             if let length = result.stepLengthMeters { parameters.stepLengthMeters = length }
             let speed = result.cadenceStepsPerMinute / 60 * parameters.stepLengthMeters * 3.6
+            then = .mindfulWalk   // what a calibrated wearer does next
             actions += [.saveCalibration(result), .vibrate(.double),
                         .show(.notice(title: "Calibrated", detail: "normal pace \(Int(result.cadenceStepsPerMinute.rounded())) steps/min, \(oneDecimal(speed)) km/h (step \(Int((parameters.stepLengthMeters * 100).rounded())) cm)"))]
         case .failed(let reason):
@@ -569,7 +571,7 @@ public struct PracticeMachine: Sendable {
         }
         let summary = session.tally.summary(kind: .calibration, startUnixSeconds: session.startUnixSeconds, endUnixSeconds: unixSeconds,
                                             parameters: parameters, rmssdMilliseconds: session.rmssd, measuredCadenceStepsPerMinute: measured)
-        state = .notice(secondsLeft: 8)
+        state = .notice(secondsLeft: 8, then: then)
         return [.endSession(summary)] + actions
     }
 
