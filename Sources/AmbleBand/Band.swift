@@ -45,6 +45,10 @@ public final class Band {
     /// The local time zone's offset from UTC at a date, seconds east (reminders come at local
     /// times); the machine's zone unless a test sets another.
     public var utcOffsetSeconds: (Double) -> Int = { localUTCOffsetSeconds(atUnixSeconds: $0) }
+    /// systemd's notification socket, when the band runs as a `Type=notify` service: told
+    /// when the band is ready and stopping, and pinged at half the watchdog's timeout.
+    public var serviceNotifier: ServiceNotifier?
+    private var notifierFailed = false
 
     init(hardware: BandHardware, signals: SignalPipeline, practice: BandPractice, recorder: BandRecorder, link: SyncService?,
          host: BandHost, console: Console, logger: Logger) {
@@ -138,6 +142,19 @@ public final class Band {
         guard !started else { return }
         started = true
         perform(practice.start(), now: hardware.clock.nowSeconds)
+        notify { try $0.ready(status: "running; the practice shows its menu") }
+    }
+
+    /// Sends to systemd when it listens; the first failure is a warning, later ones debug
+    /// (a full socket would otherwise log every pass of the loop).
+    private func notify(_ send: (ServiceNotifier) throws -> Void) {
+        guard let notifier = serviceNotifier else { return }
+        do {
+            try send(notifier)
+        } catch {
+            if notifierFailed { logger.debug("systemd notification: \(error)") } else { logger.warning("systemd notification: \(error)") }
+            notifierFailed = true
+        }
     }
 
     /// One time round the loop, at the clock's current time.
@@ -173,8 +190,11 @@ public final class Band {
         recorder.pruneIfDue(now: now, unixSeconds: unixSeconds)
         if let signal = host.signals?.takeSignal() {
             logger.info("signal \(signal) received: closing the session and stopping")
+            notify { try $0.stopping(status: "storing the session under way") }
             stopRequested = true
         }
+        // The watchdog runs on real time, whatever the simulated board's speed.
+        notify { try $0.watchdogIfDue(nowSeconds: SystemClock().nowSeconds) }
         drawStatus(now: now)
         hardware.display?.show(practice.screen, now: now)
     }
@@ -261,7 +281,8 @@ public final class Band {
                 // The counter releases steps once they are certain, about 10 s late: the walk's
                 // last steps come now, with its end.
                 guard recorder.isRecording else { continue }
-                recorder.end(summary, lateSteps: signals.finishSteps())
+                let stored = recorder.end(summary, lateSteps: signals.finishSteps())
+                if stored != summary { perform(practice.summaryStored(stored), now: now) }
             case .discardSession:
                 _ = signals.finishSteps()
                 recorder.discard()

@@ -367,6 +367,11 @@ public final class BandStore: Sendable {
 
     // MARK: Reading and sync
 
+    /// Every session's id, finished or still open (being recorded), oldest first.
+    public func sessionIDs() throws -> [Int64] {
+        try writer.read { db in try Int64.fetchAll(db, sql: #"SELECT "id" FROM "session" ORDER BY "id""#) }
+    }
+
     /// Finished sessions with an id above `afterID` (all when nil), oldest first, at most `limit`.
     public func finishedSessions(afterID: Int64? = nil, limit: Int = .max) throws -> [StoredSession] {
         try writer.read { db in

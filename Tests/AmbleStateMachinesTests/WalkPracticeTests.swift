@@ -36,6 +36,27 @@ struct WalkPracticeTests {
         #expect(paused.count == 25 && paused.allSatisfy { !$0.overLimit && $0.alerts == 0 })
     }
 
+    @Test func theSummaryShowsTheWalkAsStoredWithTheStepsReleasedAtItsEnd() throws {
+        var band = PracticeDriver(calibration: calibrated)
+        #expect(band.machine.summaryStored(SessionSummary(kind: .mindfulWalk, startUnixSeconds: 0, endUnixSeconds: 1, parameters: .init(stepLengthMeters: 0.7), steps: 0, distanceMeters: 0, averageHeartRateBPM: nil, alerts: 0, timeOverLimitSeconds: 0, gapSeconds: 0)).isEmpty,
+                "nothing changes outside a summary")
+        band.startWalk()
+        band.seconds(30, cadence: 84)
+        band.press(.select)
+        band.seconds(10, cadence: 0)   // a pause
+        band.press(.select)
+        band.press(.longPressed(.select))
+        var stored = try #require(band.summaries.last)
+        band.press(.next)   // page 2: steps
+        guard case .summary(_, let before, 1, _)? = band.lastScreen else { Issue.record("not on page 2: \(String(describing: band.lastScreen))"); return }
+        #expect(before.first == "\(stored.steps) steps")
+        stored.steps += 14
+        let actions = band.machine.summaryStored(stored)
+        guard case .show(.summary(_, let after, 1, _))? = actions.last else { Issue.record("not shown again: \(actions)"); return }
+        #expect(after.first == "\(stored.steps) steps", "the page on screen stays, with the stored steps")
+        #expect(band.machine.summaryStored(stored).isEmpty, "the same figures again: nothing to redraw")
+    }
+
     @Test func resumingStartsThePaceAfreshSoASurgeBeforeThePauseIsForgiven() {
         var band = PracticeDriver(calibration: calibrated)
         band.startWalk()

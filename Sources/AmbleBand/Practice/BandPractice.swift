@@ -56,6 +56,12 @@ struct BandPractice {
     /// The prompt's timeouts and repeated buzzes.
     mutating func tick(now: Double) -> [LinkPrompt.Action] { linkPrompt.tick(now: now) }
 
+    /// The walk as stored (with the steps released at its end): the summary shows it.
+    mutating func summaryStored(_ summary: SessionSummary) -> [PracticeAction] {
+        let actions = machine.summaryStored(summary)
+        return linkPrompt.isActive ? [] : actions
+    }
+
     /// The practice's current screen again (a prompt ended).
     mutating func redraw() -> [PracticeAction] { machine.redraw() }
 

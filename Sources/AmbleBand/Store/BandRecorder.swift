@@ -91,9 +91,10 @@ final class BandRecorder {
     }
 
     /// Closes the session with `summary`, adding `lateSteps` (the steps the counter released
-    /// with the session's end), and encodes its data for the link.
-    func end(_ summary: SessionSummary, lateSteps: Int) {
-        guard let id = sessionID else { return }
+    /// with the session's end), and encodes its data for the link. Returns the summary stored.
+    @discardableResult
+    func end(_ summary: SessionSummary, lateSteps: Int) -> SessionSummary {
+        guard let id = sessionID else { return summary }
         var summary = summary
         if lateSteps > 0 {
             summary.steps += lateSteps
@@ -107,6 +108,7 @@ final class BandRecorder {
             logger.error("cannot close session \(id): \(error); it will be closed from its stored seconds at the next start")
         }
         sessionID = nil
+        return summary
     }
 
     /// Deletes the session under way (the wearer discarded the walk, or a calibration was

@@ -183,6 +183,16 @@ public struct PracticeMachine: Sendable {
         }
     }
 
+    /// The walk's summary as stored, after the band added the steps its counter released
+    /// with the walk's end: the summary on screen shows the stored figures.
+    public mutating func summaryStored(_ stored: SessionSummary) -> [PracticeAction] {
+        guard case .summary(let pages, let page, let left) = state, stored.kind == .mindfulWalk else { return [] }
+        let corrected = Self.summaryPages(stored)
+        guard corrected != pages else { return [] }
+        state = .summary(pages: corrected, page: page, secondsLeft: left)
+        return [.show(corrected[page])]
+    }
+
     /// Ends whatever session is under way (shutdown, a power cut coming); returns its closing
     /// actions. A walk is saved; a calibration, which is only good whole, is discarded.
     public mutating func finish(unixSeconds: Double) -> [PracticeAction] {
@@ -589,7 +599,7 @@ public struct PracticeMachine: Sendable {
 
     /// The end-of-walk summary, a page per screen: time within the limit, steps and distance,
     /// heart rate and pauses.
-    static func summaryPages(_ s: SessionSummary) -> [Screen] {
+    public static func summaryPages(_ s: SessionSummary) -> [Screen] {
         let duration = clockText(Int(s.durationSeconds.rounded()))
         let within = s.withinLimitShare.map { "\(Int(($0 * 100).rounded())) % within the limit" } ?? "no walking measured"
         let page1 = ["\(duration) walked", within, "\(s.alerts) alert\(s.alerts == 1 ? "" : "s")"]
