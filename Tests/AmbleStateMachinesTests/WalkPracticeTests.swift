@@ -36,6 +36,15 @@ struct WalkPracticeTests {
         #expect(paused.count == 25 && paused.allSatisfy { !$0.overLimit && $0.alerts == 0 })
     }
 
+    @Test func aBandWithoutBackAsksToEndTheWalkOnALongPressOfNext() {
+        var band = PracticeDriver(calibration: calibrated)
+        band.startWalk()
+        band.seconds(10, cadence: 84)
+        band.press(.longPressed(.next))
+        #expect(band.lastScreen == .choice(title: "End the walk?", options: ["Save", "Discard", "Continue"], selected: 0))
+        #expect(band.machine.isRecording)
+    }
+
     @Test func theSummaryShowsTheWalkAsStoredWithTheStepsReleasedAtItsEnd() throws {
         var band = PracticeDriver(calibration: calibrated)
         #expect(band.machine.summaryStored(SessionSummary(kind: .mindfulWalk, startUnixSeconds: 0, endUnixSeconds: 1, parameters: .init(stepLengthMeters: 0.7), steps: 0, distanceMeters: 0, averageHeartRateBPM: nil, alerts: 0, timeOverLimitSeconds: 0, gapSeconds: 0)).isEmpty,

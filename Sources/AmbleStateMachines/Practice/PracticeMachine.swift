@@ -288,7 +288,8 @@ public struct PracticeMachine: Sendable {
                 state = .walking(walk)
                 return metronomeOn(walk) + [.vibrate(.pause), .show(.walking(walk.lastScreen))]
             }
-            guard isBack else { return [] }
+            // Back, or a long press of next (a band with two buttons has no back).
+            guard isBack || press == .longPressed(.next) else { return [] }
             state = .endingWalk(walk, selected: 0, secondsLeft: settings.questionSeconds)
             return [.vibrate(.short), .show(.choice(title: "End the walk?", options: Self.endChoices, selected: 0))]
 
