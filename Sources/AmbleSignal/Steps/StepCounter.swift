@@ -68,6 +68,25 @@ public struct StepCounter: Sendable {
     private var analysisTimeSeconds = 0.0
     private var nextCadenceUpdateSeconds: Double?
 
+    /// What one analysis window showed and what the tracker made of it: a developer's trace
+    /// (`score-steps --trace`), not part of the counter's contract.
+    @_spi(Diagnostics) public struct FrameRecord: Sendable {
+        /// End of the window, seconds (its middle is half a window earlier).
+        public var timeSeconds: Double
+        public var basePeriodSeconds: Double?
+        public var periodicity: Double
+        public var strideVote: Double
+        public var rmsG: Double
+        public var isCandidate: Bool
+        public var periodicityAtFollowed: Double
+        /// The step period the walk follows after this frame, seconds (nil: no walk).
+        public var followedStepPeriodSeconds: Double?
+        public var totalSteps: Int
+    }
+    /// Set to record every frame into `frameRecords` (memory grows with the stream).
+    @_spi(Diagnostics) public var recordsFrames = false
+    @_spi(Diagnostics) public private(set) var frameRecords: [FrameRecord] = []
+
     public init(parameters: Parameters = .standard) {
         self.parameters = parameters
         let rate = Self.rateHz
@@ -147,7 +166,15 @@ public struct StepCounter: Sendable {
         analysisTimeSeconds = tick.timeSeconds
         guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return 0 }
         let frame = measureRhythm(atSeconds: tick.timeSeconds)
-        return tracker.process(frame, envelope: currentEnvelope())
+        let released = tracker.process(frame, envelope: currentEnvelope())
+        if recordsFrames {
+            frameRecords.append(FrameRecord(timeSeconds: tick.timeSeconds, basePeriodSeconds: frame.basePeriodSeconds,
+                                            periodicity: frame.periodicity, strideVote: frame.strideVote, rmsG: frame.rmsG,
+                                            isCandidate: frame.isCandidate, periodicityAtFollowed: frame.periodicityAtFollowed,
+                                            followedStepPeriodSeconds: tracker.followedStepPeriodSeconds,
+                                            totalSteps: totalSteps + released))
+        }
+        return released
     }
 
     /// The rhythm of the window ending now.
