@@ -158,11 +158,11 @@ func printTrace(path: String, parameters: StepCounter.Parameters) throws {
                                                isMagnitudeOnly: row.yG == 0 && row.zG == 0))
     }
     _ = counter.finish()
-    print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  at_followed  followed_step_s  steps")
+    print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  on_step  at_followed  followed_step_s  steps")
     for r in counter.frameRecords {
         func f(_ v: Double?, _ digits: Int = 2) -> String { v.map { fixed($0, digits) } ?? "-" }
         print([f(r.timeSeconds, 1), f(r.basePeriodSeconds), f(r.periodicity), f(r.strideVote), f(r.rmsG, 3),
-               r.isCandidate ? "yes" : "no", f(r.periodicityAtFollowed), f(r.followedStepPeriodSeconds), String(r.totalSteps)]
+               r.isCandidate ? "yes" : "no", r.heelStrikesOnStep ? "yes" : "no", f(r.periodicityAtFollowed), f(r.followedStepPeriodSeconds), String(r.totalSteps)]
             .map { pad($0, 7) }.joined(separator: " "))
     }
     print("total \(counter.totalSteps) steps, walking \(fixed(counter.walkingSeconds, 1)) s")

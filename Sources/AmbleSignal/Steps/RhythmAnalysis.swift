@@ -21,6 +21,8 @@ struct RhythmFrame: Sendable, Equatable {
     /// The stride of the walk under way as the last few seconds show it, seconds (nil when
     /// none or unclear): the pace now, for the cadence the band compares with the limit.
     var recentStrideSeconds: Double? = nil
+    /// Whether the heel strikes in the window fall on the step period this frame reads.
+    var heelStrikesOnStep = false
 
     /// The step period this frame reads on its own, seconds.
     var stepPeriodSeconds: Double? {
@@ -155,7 +157,8 @@ struct RhythmAnalysis: Sendable {
     /// -2 ... 2 (positive: stride): the evidence of the signal (three-axis correlation, or on
     /// |a| alone the strength of the step line against the stride line), plus the prior
     /// that a walker's cadence is near the typical one.
-    func strideVote(period: Double, vector: [Double]?, magnitudeSpectrumRatio: Double?, rmsG: Double) -> Double {
+    func strideVote(period: Double, vector: [Double]?, magnitudeSpectrumRatio: Double?, rmsG: Double,
+                    heelStrikeEvidence: Double = 0) -> Double {
         let stepRate = 60 / period, strideRate = 120 / period
         if strideRate > parameters.fastestCadenceStepsPerMinute { return -1 }
         if stepRate < parameters.slowestCadenceStepsPerMinute { return 1 }
@@ -174,6 +177,7 @@ struct RhythmAnalysis: Sendable {
             // the base is a stride. Neutral at equal power; ±1 at a factor of four.
             evidence = Swift.min(1, Swift.max(-1, Double.log(ratio) / Double.log(4)))
         }
+        evidence += heelStrikeEvidence
         let typical = parameters.typicalCadenceStepsPerMinute * (rmsG > parameters.runningRMSG ? 1.5 : 1)
         let prior = (abs(Double.log(stepRate / typical)) - abs(Double.log(strideRate / typical))) / Double.log(2)
         return evidence + prior

@@ -66,6 +66,10 @@ extension StepCounter {
         /// The start and end of a walk are where the short-time RMS of |a| (over one stride)
         /// falls below this share of the walk's typical RMS.
         public var edgeEnergyShare = 0.35
+        /// Smallest heel strike, g: how far a landing lifts |a| above the mean of |a| a heel
+        /// strike's half-width before and after. A foot landing sends 0.2-1 g to the wrist;
+        /// typing, stirring and a car's vibration stay below this.
+        public var heelStrikeG = 0.1
         /// The shortest walk counted, in steps: fewer rhythmic movements in a row are more
         /// often gestures than a walk.
         public var minimumWalkSteps = 12.0
@@ -99,6 +103,7 @@ extension StepCounter {
             Named(name: "verticalShare", keyPath: \.verticalShare),
             Named(name: "strideCorrelationShare", keyPath: \.strideCorrelationShare),
             Named(name: "edgeEnergyShare", keyPath: \.edgeEnergyShare),
+            Named(name: "heelStrikeG", keyPath: \.heelStrikeG),
             Named(name: "minimumWalkSteps", keyPath: \.minimumWalkSteps),
         ] }
 
