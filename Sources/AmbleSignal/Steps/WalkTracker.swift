@@ -8,7 +8,8 @@
 /// - **Continue:** while the periodicity at the rhythm followed (at its period, or half or twice
 ///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
 ///   over (the walker changed pace by more than the tolerance in one window).
-/// - **Step or stride:** each frame votes; the walk follows the majority of its frames.
+/// - **Step or stride:** each frame with some rhythm of its own (`periodicityToContinue`) votes;
+///   the walk follows the majority of its frames.
 /// - **Edges:** a window cannot tell where inside it a walk starts or ends; the start and end
 ///   are placed where the short-time RMS of |a| (over one stride) falls below
 ///   `edgeEnergyShare` of the walk's typical RMS, within half a window of the first and last
@@ -196,7 +197,10 @@ struct WalkTracker: Sendable {
         guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue else {
             return end(envelope: envelope)
         }
-        if frame.isCandidate, let reading = frame.stepPeriodSeconds {
+        // A window whose own rhythm is too weak to keep a walk going says nothing about its
+        // period: it votes neither step nor stride (washing up's scrubbing, read as a step of a
+        // third of the walk's, switched a slow false start to 200 steps/min).
+        if frame.isCandidate, frame.periodicity >= parameters.periodicityToContinue, let reading = frame.stepPeriodSeconds {
             let followed = current.stepPeriodSeconds
             let tolerance = parameters.periodTolerance
             let weight = frame.centreSeconds - windowSeconds / 2 < current.startSeconds ? 0 : weight(frame)
