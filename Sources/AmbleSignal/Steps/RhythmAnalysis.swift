@@ -140,17 +140,26 @@ struct RhythmAnalysis: Sendable {
     }
 
     /// The stride near `expected` seconds (within ±30 %) in `r`, the autocorrelation of the
-    /// last few seconds: the clearest repeat there (at least `periodicityToContinue`),
-    /// refined between samples; nil when there is none.
+    /// last few seconds: the clearest repeat there (at least `periodicityToContinue`), or the
+    /// one at two thirds of it when that nearly matches it (three steps against two), refined
+    /// between samples; nil when there is none.
     func stride(near expected: Double, in r: [Double]) -> Double? {
         let lag = expected * rateHz
         let low = Swift.max(shortestLag, Int((lag * 0.7).rounded(.down)))
         let high = Swift.min(r.count - 2, Int((lag * 1.3).rounded(.up)))
         guard low < high else { return nil }
+        func isPeak(_ i: Int) -> Bool { r[i] >= r[i - 1] && r[i] >= r[i + 1] && r[i] >= parameters.periodicityToContinue }
         var best = -1
-        for i in low ... high where r[i] >= r[i - 1] && r[i] >= r[i + 1] && r[i] >= parameters.periodicityToContinue
-            && (best < 0 || r[i] > r[best]) { best = i }
-        return best > 0 ? refined(r, best) / rateHz : nil
+        for i in low ... high where isPeak(i) && (best < 0 || r[i] > r[best]) { best = i }
+        guard best > 0 else { return nil }
+        // |a| repeats at every step: after a change of pace, three of the new steps can fall in
+        // the range as well as two. Where a repeat at two thirds of the best nearly matches it
+        // (`fundamentalShare`, as for the base period), that one is the stride.
+        if let shorter = localPeak(r, near: 2 * Double(best) / 3, tolerance: 0.08), shorter >= low, isPeak(shorter),
+           r[shorter] >= parameters.fundamentalShare * r[best] {
+            best = shorter
+        }
+        return refined(r, best) / rateHz
     }
 
     /// Whether a base period of `period` seconds is a stride rather than a step, as a vote in
