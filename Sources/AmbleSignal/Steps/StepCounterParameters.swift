@@ -58,10 +58,13 @@ extension StepCounter {
         /// Hand movements in the horizontal plane have far less (3-axis sensors only).
         public var verticalShare = 0.1
         /// On three axes: the arm swings once per stride and turns back at every step, so the
-        /// three-axis signal repeats after a stride, not after a step. A period is taken for
-        /// a stride when the three-axis correlation one period later reaches this share of
-        /// the correlation two periods later.
-        public var strideCorrelationShare = 0.9
+        /// three-axis signal repeats after a stride, not after a step. When the three-axis
+        /// correlation one period later is this share or less of the correlation two periods
+        /// later, the period is a step (between this share and 1, partly so). A quarter less:
+        /// from one lag to the next the correlation of a stride-long rhythm varies by about a
+        /// tenth (decay, noise), and 0.9 read that variation as steps (Bangle.js 2.8 % became
+        /// 6.3 % at 0.98; docs/steps.md).
+        public var strideCorrelationShare = 0.75
 
         /// The start and end of a walk are where the short-time RMS of |a| (over one stride)
         /// falls below this share of the walk's typical RMS.
