@@ -46,6 +46,9 @@ struct ScoreSteps: ParsableCommand {
     @Flag(help: "Skip the moved-parameter draws.")
     var noDraws = false
 
+    @Flag(help: "Print every draw's figures and its parameters' moves.")
+    var eachDraw = false
+
     @Flag(help: "Print every recording's count.")
     var files = false
 
@@ -103,12 +106,22 @@ struct ScoreSteps: ParsableCommand {
         var moved: [[String: DeviceFigures]] = []
         if !noDraws {
             var random = SplitMix(seed: seed)
-            for _ in 0 ..< draws {
+            for draw in 0 ..< draws {
                 var parameters = base
+                var moves: [String] = []
                 for named in StepCounter.Parameters.all {
-                    parameters[keyPath: named.keyPath] *= 1 + spread * (2 * random.nextUnit() - 1)
+                    let factor = 1 + spread * (2 * random.nextUnit() - 1)
+                    parameters[keyPath: named.keyPath] *= factor
+                    moves.append("\(named.name) \(fixed(100 * (factor - 1), 0)) %")
                 }
-                moved.append(set.score(parameters).byDevice)
+                let figures = set.score(parameters).byDevice
+                moved.append(figures)
+                if eachDraw {
+                    print("draw \(draw + 1): " + devices.map { device in
+                        "\(device) \(percent(figures[device]?.walkingMAPE)) / \(perHour(figures[device]?.falseStepsPerHour))"
+                    }.joined(separator: ", "))
+                    print("  " + moves.joined(separator: ", "))
+                }
             }
         }
 
@@ -158,11 +171,11 @@ func printTrace(path: String, parameters: StepCounter.Parameters) throws {
                                                isMagnitudeOnly: row.yG == 0 && row.zG == 0))
     }
     _ = counter.finish()
-    print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  on_step  at_followed  followed_step_s  steps")
+    print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  on_step  at_followed  followed_step_s  cadence  steps")
     for r in counter.frameRecords {
         func f(_ v: Double?, _ digits: Int = 2) -> String { v.map { fixed($0, digits) } ?? "-" }
         print([f(r.timeSeconds, 1), f(r.basePeriodSeconds), f(r.periodicity), f(r.strideVote), f(r.rmsG, 3),
-               r.isCandidate ? "yes" : "no", r.heelStrikesOnStep ? "yes" : "no", f(r.periodicityAtFollowed), f(r.followedStepPeriodSeconds), String(r.totalSteps)]
+               r.isCandidate ? "yes" : "no", r.heelStrikesOnStep ? "yes" : "no", f(r.periodicityAtFollowed), f(r.followedStepPeriodSeconds), f(r.cadenceStepsPerMinute, 0), String(r.totalSteps)]
             .map { pad($0, 7) }.joined(separator: " "))
     }
     print("total \(counter.totalSteps) steps, walking \(fixed(counter.walkingSeconds, 1)) s")

@@ -86,6 +86,8 @@ public struct StepCounter: Sendable {
         public var heelStrikesOnStep: Bool
         /// The step period the walk follows after this frame, seconds (nil: no walk).
         public var followedStepPeriodSeconds: Double?
+        /// The cadence the walk would publish after this frame, steps per minute (0: no walk).
+        public var cadenceStepsPerMinute: Double
         public var totalSteps: Int
     }
     /// Set to record every frame into `frameRecords` (memory grows with the stream).
@@ -185,6 +187,7 @@ public struct StepCounter: Sendable {
                                             isCandidate: frame.isCandidate, periodicityAtFollowed: frame.periodicityAtFollowed,
                                             heelStrikesOnStep: frame.heelStrikesOnStep,
                                             followedStepPeriodSeconds: tracker.followedStepPeriodSeconds,
+                                            cadenceStepsPerMinute: tracker.cadenceStepsPerMinute,
                                             totalSteps: totalSteps + released))
         }
         return released
