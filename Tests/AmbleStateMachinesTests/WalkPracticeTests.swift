@@ -457,3 +457,68 @@ struct ReminderPracticeTests {
         #expect(calibrating.actions.last == .snoozeReminder(minutes: 15))
     }
 }
+
+/// Cancel and restart in every state: each state reached from the menu, then back (cancel) or
+/// finish (the band stops, or the power goes).
+struct EveryStatePracticeTests {
+    let calibrated = Calibration(cadenceStepsPerMinute: 110, stepLengthMeters: nil, unixSeconds: 0)
+
+    /// A way into each state, and what a stop in it leaves: a saved walk, a discarded
+    /// calibration, or nothing.
+    nonisolated(unsafe) static let states: [(name: String, enter: (inout PracticeDriver) -> Void, onStop: String)] = [
+        ("menu", { _ in }, "nothing"),
+        ("reduction choice", { $0.press(.next); $0.press(.select) }, "nothing"),
+        ("walk countdown", { $0.press(.next); $0.press(.select); $0.press(.select); $0.seconds(1, cadence: 0) }, "nothing"),
+        ("calibration countdown", { $0.press(.select); $0.seconds(1, cadence: 0) }, "nothing"),
+        ("calibrating", { $0.press(.select); $0.seconds(3 + 10, cadence: 100) }, "discarded"),
+        ("walking", { $0.startWalk(); $0.seconds(5, cadence: 84) }, "saved"),
+        ("paused", { $0.startWalk(); $0.seconds(5, cadence: 84); $0.press(.select) }, "saved"),
+        ("end question", { $0.startWalk(); $0.seconds(5, cadence: 84); $0.press(.back) }, "saved"),
+        ("discard question", { $0.startWalk(); $0.seconds(5, cadence: 84); $0.press(.back); $0.press(.next); $0.press(.select) }, "saved"),
+        ("summary", { $0.startWalk(); $0.seconds(5, cadence: 84); $0.press(.longPressed(.select)) }, "nothing"),
+        ("settings", { $0.press(.next); $0.press(.next); $0.press(.select) }, "nothing"),
+        ("editing a setting", { $0.press(.next); $0.press(.next); $0.press(.select); $0.press(.select) }, "nothing"),
+        ("reminder", { $0.actions += $0.machine.handle(.reminderDue(text: "walk")) }, "nothing"),
+        ("notice", { $0.press(.select); $0.seconds(3 + 5, cadence: 100); $0.press(.back) }, "nothing"),
+    ]
+
+    @Test(arguments: 0 ..< states.count)
+    func backLeadsToTheMenuWithoutStoringAWalkUnasked(_ index: Int) {
+        let state = Self.states[index]
+        var band = PracticeDriver(calibration: calibrated)
+        state.enter(&band)
+        let summariesBefore = band.summaries.count
+        for _ in 0 ..< 3 where !band.machine.isIdle || band.lastScreen.map({ if case .menu = $0 { return false } else { return true } }) ?? true {
+            band.press(ButtonRole.back)
+        }
+        // Still in a walk's question: Continue leaves it walking; nothing was saved by back alone.
+        #expect(band.summaries.count == summariesBefore, "\(state.name): back alone saved a walk")
+        if band.machine.isRecording {
+            #expect(["walking", "paused", "end question", "discard question"].contains(state.name), "\(state.name): still recording after back")
+        } else if case .menu? = band.lastScreen {
+        } else {
+            Issue.record("\(state.name): back three times did not reach the menu: \(String(describing: band.lastScreen))")
+        }
+    }
+
+    @Test(arguments: 0 ..< states.count)
+    func aStopSavesAWalkDiscardsACalibrationAndARestartShowsTheMenu(_ index: Int) {
+        let state = Self.states[index]
+        var band = PracticeDriver(calibration: calibrated)
+        state.enter(&band)
+        let summariesBefore = band.summaries.count, discardsBefore = band.discards
+        let stop = band.machine.finish(unixSeconds: band.unixSeconds)
+        band.actions += stop
+        let saved = band.summaries.count - summariesBefore, discarded = band.discards - discardsBefore
+        switch state.onStop {
+        case "saved": #expect(saved == 1 && discarded == 0, "\(state.name)")
+        case "discarded": #expect(saved == 0 && discarded == 1, "\(state.name)")
+        default: #expect(stop.isEmpty, "\(state.name): \(stop)")
+        }
+        #expect(!band.machine.isRecording)
+        // The restart: a new machine from what the store keeps.
+        var restarted = PracticeMachine(values: band.machine.values, calibration: band.machine.calibration)
+        let first = restarted.start()
+        #expect(first.contains { if case .show(.menu) = $0 { return true } else { return false } }, "\(state.name): \(first)")
+    }
+}
