@@ -80,7 +80,7 @@ struct AmbledCommand: ParsableCommand {
                                                      currentDirectory: currentDirectoryPath())
             configuration = try BoardFile.load(path: path)
         } catch {
-            writeStandardError("ambled: error: \(error)\n")
+            failToStart(error, environment: environment)
             throw ExitCode(2)
         }
         var options = BandOptions(dataDirectory: dataDir ?? BandOptions.defaultDataDirectory)
@@ -95,7 +95,7 @@ struct AmbledCommand: ParsableCommand {
         do {
             band = try BandAssembly.build(board: configuration, options: options, console: console, logger: logger)
         } catch {
-            writeStandardError("ambled: error: \(error)\n")
+            failToStart(error, environment: environment)
             throw ExitCode(2)
         }
         do {
@@ -107,4 +107,11 @@ struct AmbledCommand: ParsableCommand {
         let status = band.run()
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+/// Says why the band cannot start, on standard error: with the journal's error priority when
+/// systemd reads it (so `journalctl -p err` shows it), else as `ambled: error: ...`.
+private func failToStart(_ error: any Error, environment: [String: String]) {
+    let prefix = standardErrorLogStyle(environment: environment) == .journal ? "<3>" : ""
+    _ = writeStandardError("\(prefix)ambled: error: \(error)\n")
 }

@@ -139,8 +139,8 @@ struct BandPracticeScenarioTests {
 
     @Test func aReminderComesAtItsTimeIsSnoozedAndKeepsItsScheduleAcrossARestart() throws {
         // The manual clock starts at 2026-01-01 00:16:40 UTC (a Thursday); the band's zone is UTC.
-        let dataDirectory: String
-        let state: ReminderSchedule.State
+        var dataDirectory = ""
+        var state = ReminderSchedule.State()
         do {
         let run = try ScenarioRun(script: "")
         run.band.utcOffsetSeconds = { _ in 0 }
@@ -160,7 +160,8 @@ struct BandPracticeScenarioTests {
         _ = simulation.press(role: .select, atSeconds: run.clock.nowSeconds + 0.5, holdSeconds: 0.08)
         run.run(seconds: 1)
         guard case .menu = run.band.screenShown else { Issue.record("still showing: \(run.band.screenShown)"); return }
-        state = run.band.practice.reminders.state
+        let reminders = run.band.practice.reminders
+        state = reminders.state
         let snoozedUntil = try #require(state.snoozedUntilUnixSeconds)
         #expect(abs(snoozedUntil - (run.band.unixSeconds + 900)) < 3)
         dataDirectory = run.directory + "/band"
