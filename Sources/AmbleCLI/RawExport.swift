@@ -29,7 +29,7 @@ enum RawExport {
             emit("time_s,x_g,y_g,z_g\n")
             var piece = ""
             for sample in acceleration {
-                piece += seconds(sample.time) + "," + milli(sample.values[0]) + "," + milli(sample.values[1]) + "," + milli(sample.values[2]) + "\n"
+                piece += seconds(sample.time) + "," + milli(sample[0]) + "," + milli(sample[1]) + "," + milli(sample[2]) + "\n"
                 if piece.utf8.count > 64 << 10 { emit(piece); piece = "" }
             }
             emit(piece)
@@ -43,7 +43,7 @@ enum RawExport {
             for sample in ppg {
                 while next < acceleration.count && acceleration[next].time <= sample.time { next += 1 }
                 var row = seconds(sample.time)
-                for c in 0 ..< channels { row += "," + (c < sample.values.count ? String(sample.values[c]) : "0") }
+                for c in 0 ..< channels { row += "," + (c < sample.values.count ? String(sample[c]) : "0") }
                 if let a = accelerationAt(sample.time, before: next > 0 ? acceleration[next - 1] : nil,
                                           after: next < acceleration.count ? acceleration[next] : nil) {
                     row += "," + grams(a.0) + "," + grams(a.1) + "," + grams(a.2) + "\n"
@@ -60,6 +60,8 @@ enum RawExport {
     struct Sample {
         var time: Double
         var values: ArraySlice<Int32>
+        /// Channel `c`'s value.
+        subscript(c: Int) -> Int32 { values[values.startIndex + c] }
     }
 
     /// The sensor's samples in time order; a time never goes backwards (the reader refuses that).
@@ -77,7 +79,7 @@ enum RawExport {
     /// The acceleration at `time` (g), interpolated between the samples around it, or the
     /// nearer one; none when neither is within half a second (a gap), as on the band.
     static func accelerationAt(_ time: Double, before: Sample?, after: Sample?) -> (Double, Double, Double)? {
-        func g(_ s: Sample, _ c: Int) -> Double { Double(s.values[s.values.startIndex + c]) / 1000 }
+        func g(_ s: Sample, _ c: Int) -> Double { Double(s[c]) / 1000 }
         let near = { (s: Sample?) -> Sample? in s.flatMap { abs($0.time - time) <= 0.5 ? $0 : nil } }
         switch (near(before), near(after)) {
         case let (b?, a?):
