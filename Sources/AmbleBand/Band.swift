@@ -37,6 +37,8 @@ public final class Band {
     var nextSensorRead: Double
     var nextSecond: Double
     var stopRequested = false
+    /// Band time the session under way began (raw capture counts from it); nil between sessions.
+    var sessionStartSeconds: Double?
     /// The kind of screen last written to the log (without a terminal).
     private var lastStatusKey = ""
     private var started = false
@@ -256,6 +258,7 @@ public final class Band {
             accelerometer: .init(gap: hardware.accelerometer.takeGap(), isHealthy: hardware.accelerometer.isHealthy),
             heartRateSensor: heartRateSensor, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
         perform(practice.secondElapsed(report), now: bandSeconds)
+        storeRawSamples()
         let reminder = practice.checkReminder(unixSeconds: date, utcOffsetSeconds: utcOffsetSeconds(date))
         if reminder.stateChanged { recorder.saveReminderState(practice.reminders.state) }
         perform(reminder.actions, now: bandSeconds)
@@ -275,15 +278,24 @@ public final class Band {
             case .beginSession(let kind, let start, let parameters):
                 signals.sessionBegan()
                 recorder.begin(kind: kind, startUnixSeconds: start, parameters: parameters)
+                sessionStartSeconds = now
+                if practice.machine.values.rawCaptureConsent { startRawCapture() }
             case .recordSecond(let row):
                 recorder.append(row)
             case .endSession(let summary):
                 // The counter releases steps once they are certain, about 10 s late: the walk's
                 // last steps come now, with its end.
+                sessionStartSeconds = nil
+                if var capture = signals.rawCapture {
+                    signals.rawCapture = nil
+                    recorder.appendRaw(capture.finishAll())
+                }
                 guard recorder.isRecording else { continue }
                 let stored = recorder.end(summary, lateSteps: signals.finishSteps())
                 if stored != summary { perform(practice.summaryStored(stored), now: now) }
             case .discardSession:
+                sessionStartSeconds = nil
+                signals.rawCapture = nil   // what was stored goes with the session
                 _ = signals.finishSteps()
                 recorder.discard()
             case .saveCalibration(let calibration):
@@ -398,6 +410,24 @@ extension Band: SyncServiceDelegate {
 }
 
 extension Band {
+    /// Starts raw capture for the session under way, if one is and none runs.
+    func startRawCapture() {
+        guard let start = sessionStartSeconds, recorder.isRecording, signals.rawCapture == nil else { return }
+        signals.rawCapture = RawSampleCapture(sessionStartSeconds: start)
+        logger.info("raw capture on: the session's accelerometer\(signals.heartRateConsent ? " and PPG" : "") samples are kept")
+    }
+
+    /// Stores the raw blocks finished since the last second; says once when the cap is reached.
+    func storeRawSamples() {
+        guard var capture = signals.rawCapture else { return }
+        recorder.appendRaw(capture.takeFinishedBlocks())
+        defer { signals.rawCapture = capture }
+        if capture.capReached && !capture.capReported {
+            capture.capReported = true
+            logger.warning("raw capture reached its cap of \(capture.maximumBytes >> 20) MiB for this session after \(capture.samplesTaken[.accelerometer] ?? 0) accelerometer and \(capture.samplesTaken[.ppg] ?? 0) PPG samples; the session goes on without raw samples")
+        }
+    }
+
     /// A setting changed, on the band's menu or from a laptop (already stored): every part
     /// that depends on it follows at once.
     func apply(_ setting: BandSetting, _ value: String) {
@@ -415,6 +445,15 @@ extension Band {
             let consent = value == "on"
             signals.heartRateConsent = consent
             hardware.heartRateSensor?.setEnabled(consent)
+        case .consentRawCapture:
+            if value == "on" {
+                startRawCapture()
+            } else if let capture = signals.rawCapture {
+                // Withdrawn: nothing more is taken, not even the samples not yet stored; what
+                // was stored while consent was given stays with the session.
+                signals.rawCapture = nil
+                logger.notice("raw capture stopped: consent withdrawn (\(capture.samplesTaken[.accelerometer] ?? 0) accelerometer and \(capture.samplesTaken[.ppg] ?? 0) PPG samples taken before)")
+            }
         default:
             break
         }

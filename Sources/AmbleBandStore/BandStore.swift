@@ -66,7 +66,7 @@ public final class BandStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice"]
+    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -141,6 +141,22 @@ public final class BandStore: Sendable {
                          json_extract("value", '$.stepLengthMeters')
                   FROM "setting" WHERE "key" = 'calibration' AND json_valid("value")
                   AND json_extract("value", '$.cadenceStepsPerMinute') IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v5-raw") { db in
+            // Raw sensor samples of a session, kept when the wearer consents
+            // (`consent_raw_capture`): fixed-width values per block (RawBlockTable).
+            try db.execute(sql: """
+                CREATE TABLE "session_raw_block" (
+                  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "session_id" INTEGER NOT NULL REFERENCES "session"("id") ON DELETE CASCADE,
+                  "sensor" TEXT NOT NULL CHECK ("sensor" IN ('accelerometer', 'ppg')),
+                  "start_ms" INTEGER NOT NULL CHECK ("start_ms" >= 0),
+                  "rate_mhz" INTEGER NOT NULL CHECK ("rate_mhz" > 0),
+                  "channels" INTEGER NOT NULL CHECK ("channels" BETWEEN 1 AND 3),
+                  "samples" INTEGER NOT NULL CHECK ("samples" > 0),
+                  "data" BLOB NOT NULL CHECK (length("data") = "samples" * "channels" * (CASE "sensor" WHEN 'accelerometer' THEN 2 ELSE 4 END)));
+                CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
                 """)
         }
         return migrator
@@ -307,6 +323,16 @@ public final class BandStore: Sendable {
         try writer.write { db in try SecondRow(sessionID: sessionID, second).insert(db) }
     }
 
+    /// Appends raw sensor samples to a session under way (in one transaction).
+    public func appendRawBlocks(sessionID: Int64, _ blocks: [RawBlock]) throws {
+        try writer.write { db in try RawBlockTable.insert(db, sessionID: sessionID, blocks) }
+    }
+
+    /// The raw samples a session holds: samples per sensor, and the bytes they take here.
+    public func rawCounts(sessionID: Int64) throws -> (samples: [RawSensor: Int], bytes: Int) {
+        try writer.read { db in try RawBlockTable.counts(db, sessionID: sessionID) }
+    }
+
     /// Closes a session with its summary.
     public func endSession(sessionID: Int64, summary: SessionSummary) throws {
         try writer.write { db in
@@ -384,11 +410,11 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// A finished session with its seconds.
+    /// A finished session with its seconds and raw samples.
     public func session(id: Int64) throws -> SessionRecord? {
         try writer.read { db in
             guard let row = try SessionRow.fetchOne(db, key: id), let summary = row.summary else { return nil }
-            return SessionRecord(summary: summary, seconds: try SecondRow.seconds(db, sessionID: id))
+            return SessionRecord(summary: summary, seconds: try SecondRow.seconds(db, sessionID: id), raw: try RawBlockTable.blocks(db, sessionID: id))
         }
     }
 
@@ -438,15 +464,16 @@ public final class BandStore: Sendable {
     }
 
     /// Finished sessions whose data is not encoded yet (made by an older build, or closed by
-    /// crash recovery), or encoded in another version than `version` (the data's first byte),
-    /// oldest first.
-    public func sessionsWithoutData(version: UInt8? = nil) throws -> [Int64] {
+    /// crash recovery), or encoded in a version not among `versions` (the data's first byte;
+    /// nil takes any), oldest first.
+    public func sessionsWithoutData(versions: [UInt8]? = nil) throws -> [Int64] {
         try writer.read { db in
             try Int64.fetchAll(db, sql: """
                 SELECT "id" FROM "session" WHERE "end_unix" IS NOT NULL
-                AND "id" NOT IN (SELECT "session_id" FROM "session_data" WHERE ? IS NULL OR hex(substr("bytes", 1, 1)) = printf('%02X', ?))
+                AND "id" NOT IN (SELECT "session_id" FROM "session_data" WHERE ? IS NULL
+                                 OR hex(substr("bytes", 1, 1)) IN (SELECT printf('%02X', value) FROM json_each(?)))
                 ORDER BY "id"
-                """, arguments: [version.map { Int($0) }, version.map { Int($0) }])
+                """, arguments: [versions == nil ? nil : 1, String(decoding: try JSONEncoder().encode((versions ?? []).map { Int($0) }), as: UTF8.self)])
         }
     }
 
@@ -479,7 +506,7 @@ public final class BandStore: Sendable {
     public func deleteEverything() throws {
         try writer.write { db in
             try db.execute(sql: """
-                DELETE FROM "session_data"; DELETE FROM "session_second"; DELETE FROM "session"; DELETE FROM "paired_laptop";
+                DELETE FROM "session_data"; DELETE FROM "session_raw_block"; DELETE FROM "session_second"; DELETE FROM "session"; DELETE FROM "paired_laptop";
                 DELETE FROM "calibration"; DELETE FROM "setting" WHERE "key" NOT IN ('band_id', 'clock_offset_s');
                 """)
         }

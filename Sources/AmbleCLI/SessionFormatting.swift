@@ -19,7 +19,9 @@ struct SessionJSON {
         objects.isEmpty ? "[]" : "[\n" + objects.map { "  " + $0.text }.joined(separator: ",\n") + "\n]"
     }
 
-    static func object(_ session: CompanionSession, seconds: [SessionSecond]?) -> SessionJSON {
+    /// `raw`, when given (`sessions show`), adds `raw`: null without raw samples, else their
+    /// counts per sensor.
+    static func object(_ session: CompanionSession, seconds: [SessionSecond]?, raw: [RawSensor: Int]? = nil) -> SessionJSON {
         let s = session.summary
         var fields: [(String, String)] = [
             ("id", String(session.id)),
@@ -50,6 +52,10 @@ struct SessionJSON {
             ("band_name", string(session.bandName)),
             ("band_session_id", String(session.bandSessionID)),
         ]
+        if let raw {
+            fields.append(("raw", raw.isEmpty ? "null"
+                : "{\"accelerometer_samples\": \(raw[.accelerometer] ?? 0), \"ppg_samples\": \(raw[.ppg] ?? 0)}"))
+        }
         if let seconds {
             let rows = seconds.map { r in
                 "{\"t\": \(r.offsetSeconds), \"steps\": \(r.steps), \"cadence_spm\": \(number(r.cadenceStepsPerMinute, digits: 1)), " +

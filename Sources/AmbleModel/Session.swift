@@ -214,10 +214,14 @@ public struct PartialDownload: Equatable, Sendable {
 public struct SessionRecord: Codable, Equatable, Sendable {
     public var summary: SessionSummary
     public var seconds: [SessionSecond]
+    /// Raw sensor samples, in time order per sensor; empty unless the wearer consented to raw
+    /// capture (`consent_raw_capture`) while the session was recorded.
+    public var raw: [RawBlock]
 
-    public init(summary: SessionSummary, seconds: [SessionSecond]) {
+    public init(summary: SessionSummary, seconds: [SessionSecond], raw: [RawBlock] = []) {
         self.summary = summary
         self.seconds = seconds
+        self.raw = raw
     }
 }
 

@@ -338,7 +338,7 @@ struct BandStorePracticeTests {
         let c = try recordSession(store, start: 200)
         try store.setSessionData(id: a, bytes: [1, 9, 9], crc32: 1)
         try store.setSessionData(id: b, bytes: [2, 9, 9], crc32: 1)
-        #expect(try store.sessionsWithoutData(version: 2) == [a, c])
+        #expect(try store.sessionsWithoutData(versions: [2]) == [a, c])
         #expect(try store.sessionsWithoutData() == [c])
     }
 

@@ -133,7 +133,10 @@ struct ProtocolDocTests {
         #expect(FrameDecoder().capacity == 2 * 16_396)
         #expect(SyncMessage.maximumChunkLength == 12_288 && SyncMessage.maximumListLength == 256)
         #expect(SyncMessage.lowestVersion == 3 && SyncMessage.highestVersion == 3)
-        #expect(SessionCoding.version == 2 && SessionCoding.maximumRawLength == 16 << 20 && SessionCoding.maximumSeconds == 172_800)
+        #expect(SessionCoding.version == 3 && SessionCoding.currentVersions == [2, 3])
+        #expect(SessionCoding.maximumRawLength == 16 << 20 && SessionCoding.maximumSeconds == 172_800)
+        #expect(SessionCoding.maximumRawBlocks == 100_000 && SessionCoding.maximumRawValues == 4 << 20)
+        #expect(RawBlock.maximumSamples == 65_536 && RawBlock.rateRangeMillihertz == 1_000 ... 10_000_000 && RawBlock.maximumStartMilliseconds == 172_800_000)
         #expect(BandLinkConnection.prologue == Array("Amble sync 2".utf8))
         #expect(NoisePattern.xx.protocolName == "Noise_XX_25519_ChaChaPoly_SHA256")
         #expect(NoisePattern.ik.protocolName == "Noise_IK_25519_ChaChaPoly_SHA256")
@@ -180,7 +183,12 @@ struct ProtocolDocTests {
         let data = SessionCoding.encode(session)
         #expect(try SessionCoding.decode(data) == SessionCoding.quantized(session))
         #expect(try ProtocolDocExamples.inflated(data) == examples["session-summary"]! + examples["session-seconds"]!)
-        #expect(examples["session-data-start"]! == [SessionCoding.version, 112, 0x78, 0xDA])
+        #expect(examples["session-data-start"]! == [2, 112, 0x78, 0xDA])
+        // With raw samples: version 3, the same columns, then the raw section.
+        let withRaw = SessionCoding.encode(ProtocolDocExamples.tinySessionWithRaw)
+        #expect(withRaw[0] == 3)
+        #expect(try SessionCoding.decode(withRaw) == SessionCoding.quantized(ProtocolDocExamples.tinySessionWithRaw))
+        #expect(try ProtocolDocExamples.inflated(withRaw) == examples["session-summary"]! + examples["session-seconds"]! + examples["session-raw"]!)
         // The pairing example's first words are below the rejection bound, so they give the codes.
         let codes = try ProtocolDocExamples.exampleCodes()
         let comparisonWord = examples["pairing-comparison-word"]!.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -226,6 +234,18 @@ enum ProtocolDocExamples {
             SessionSecond(offsetSeconds: 2, steps: 1, cadenceStepsPerMinute: 99.9, heartRateGap: true),
             SessionSecond(offsetSeconds: 5, steps: 0, cadenceStepsPerMinute: 0, heartRateBPM: 73, heartRateConfidence: 0.8, accelerometerGap: true, paused: true),
         ])
+
+    /// The tiny walk with raw samples: three accelerometer samples at 50 Hz from 4 ms, two PPG
+    /// samples (infrared, red) at 100 Hz from 2 ms.
+    static let tinySessionWithRaw: SessionRecord = {
+        var record = tinySession
+        record.raw = [
+            RawBlock(sensor: .accelerometer, startMilliseconds: 4, rateMillihertz: 50_000, channels: 3,
+                     values: [12, -980, 150, 20, -985, 148, 25, -1000, 151]),
+            RawBlock(sensor: .ppg, startMilliseconds: 2, rateMillihertz: 100_000, channels: 2, values: [120_000, 98_000, 120_013, 97_990]),
+        ]
+        return record
+    }()
 
     static func bigEndian(_ word: UInt64) -> [UInt8] {
         (0 ..< 8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) }
@@ -298,8 +318,10 @@ enum ProtocolDocExamples {
         let columns = try inflated(encoded)
         values["session-summary"] = Array(columns.prefix(summary.bytes.count))
         values["session-seconds"] = Array(columns.dropFirst(summary.bytes.count))
+        let withRaw = try inflated(SessionCoding.encode(tinySessionWithRaw))
+        values["session-raw"] = Array(withRaw.dropFirst(columns.count))
         var header = BinaryWriter()
-        header.byte(SessionCoding.version)
+        header.byte(encoded[0])
         header.varint(columns.count)
         values["session-data-start"] = Array(encoded.prefix(header.bytes.count + 2))
 

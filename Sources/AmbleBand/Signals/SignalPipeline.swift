@@ -26,6 +26,9 @@ struct SignalPipeline {
     /// The wearer lets the band measure heart rate (setting `consent_heart_rate`). Off, PPG
     /// samples are dropped unread and no second carries a heart rate, a gap or a variability.
     var heartRateConsent = true
+    /// Raw capture of the session under way, when the wearer consents to it (setting
+    /// `consent_raw_capture`): every sample taken in is also kept there; nil otherwise.
+    var rawCapture: RawSampleCapture?
     /// |a| this second: count, sum and sum of squares (the wrist's motion, for the alert's strength).
     private var magnitudeCount = 0
     private var magnitudeSum = 0.0
@@ -47,6 +50,7 @@ struct SignalPipeline {
             lastAccelerationTime = t
             let sample = AccelerationSample(timeSeconds: t, xG: v.xG, yG: v.yG, zG: v.zG)
             recentAcceleration.append(sample)
+            rawCapture?.addAcceleration(atSeconds: t, xG: v.xG, yG: v.yG, zG: v.zG, rateHz: rateHz)
             stepsThisSecond += stepCounter.process(sample)
             let magnitude = (v.xG * v.xG + v.yG * v.yG + v.zG * v.zG).squareRoot()
             magnitudeCount += 1
@@ -64,6 +68,7 @@ struct SignalPipeline {
         for (i, s) in batch.samples.enumerated() {
             let t = max(now - Double(count - 1 - i) * period, lastPPGTime + period * 0.5)
             lastPPGTime = t
+            rawCapture?.addPPG(atSeconds: t, infrared: s.infrared, red: s.red, rateHz: rateHz)
             heartRate.process(PPGSample(timeSeconds: t, channels: [Double(s.infrared), Double(s.red)], acceleration: recentAcceleration.value(at: t)))
         }
     }

@@ -62,7 +62,7 @@ final class BandRecorder {
     /// before the loop starts, so the link never spends the loop's time encoding them.
     func prepareStoredSessionsForSync() {
         do {
-            for id in try store.sessionsWithoutData(version: SessionCoding.version) { try SessionDataEncoding.encode(sessionID: id, in: store) }
+            for id in try store.sessionsWithoutData(versions: SessionCoding.currentVersions) { try SessionDataEncoding.encode(sessionID: id, in: store) }
         } catch {
             logger.error("cannot prepare stored sessions for sync: \(error); they are offered when listed")
         }
@@ -87,6 +87,14 @@ final class BandRecorder {
         guard let sessionID else { return }
         do { try store.appendSecond(sessionID: sessionID, row) } catch {
             logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(error)")
+        }
+    }
+
+    /// Stores raw samples of the session under way (blocks the capture finished).
+    func appendRaw(_ blocks: [RawBlock]) {
+        guard let sessionID, !blocks.isEmpty else { return }
+        do { try store.appendRawBlocks(sessionID: sessionID, blocks) } catch {
+            logger.error("cannot store \(blocks.count) raw sample block(s) of session \(sessionID): \(error); raw capture goes on")
         }
     }
 
