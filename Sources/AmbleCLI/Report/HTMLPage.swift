@@ -107,7 +107,9 @@ enum HTMLPage {
       header h1 { font-size: 1.25rem; }
       .figures { grid-template-columns: repeat(2, 1fr); }
       .figure .value { font-size: 1.1rem; }
-      svg text { font-size: 18px; }
+      svg text, svg .value-label { font-size: 24px; }
+      svg .nodata { font-size: 26px; }
+      svg .cadence, svg .hr { stroke-width: 3; }
     }
     @media print {
       @page { margin: 12mm; }
