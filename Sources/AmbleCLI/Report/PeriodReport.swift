@@ -138,7 +138,7 @@ enum PeriodReport {
 
     static func bars(_ values: [Double], labels: [(Double, String)], label: String, format: (Double) -> String) -> String {
         let top = max(values.max() ?? 0, 1)
-        let ticks = SVGChart.niceTicks(0...top, count: 3)
+        let ticks = SVGChart.niceTicks(0...top, count: 3, minimumStep: 1)
         let yRange = 0...max(top, ticks.last ?? top)
         let chart = SVGChart(height: 200, xRange: 0...Double(max(1, values.count)), yRange: yRange)
         var svg = chart.open(label: label)
@@ -160,10 +160,12 @@ enum PeriodReport {
     static func trend(_ values: [Double?], labels: [(Double, String)], fixedRange: ClosedRange<Double>?, label: String, format: (Double) -> String,
                       pointClass: String = "point", lineClass: String = "trend") -> String {
         let present = values.compactMap { $0 }
-        let yRange = fixedRange ?? (present.isEmpty ? 40...100 : max(0, ((present.min()! - 5) / 5).rounded(.down) * 5)...((present.max()! + 5) / 5).rounded(.up) * 5)
+        let wanted = fixedRange ?? (present.isEmpty ? 40...100 : max(0, ((present.min()! - 5) / 5).rounded(.down) * 5)...((present.max()! + 5) / 5).rounded(.up) * 5)
+        let ticks = SVGChart.niceTicks(wanted, count: 4)
+        let yRange = wanted.lowerBound...max(wanted.upperBound, ticks.last!)
         let chart = SVGChart(height: 200, xRange: 0...Double(max(1, values.count)), yRange: yRange)
         var svg = chart.open(label: label)
-        svg += chart.yGrid(ticks: SVGChart.niceTicks(yRange, count: 4), format: format)
+        svg += chart.yGrid(ticks: ticks, format: format)
         svg += chart.xLabels(labels)
         if present.isEmpty {
             svg += chart.noData("no data")
@@ -173,6 +175,9 @@ enum PeriodReport {
             for (x, value) in points {
                 guard let value else { continue }
                 svg += "<circle class=\"\(pointClass)\" cx=\"\(n(chart.x(x)))\" cy=\"\(n(chart.y(value)))\" r=\"4\"><title>\(HTMLPage.escape(format(value)))</title></circle>"
+                if values.count <= 7 {
+                    svg += "<text class=\"value-label\" x=\"\(n(chart.x(x)))\" y=\"\(n(chart.y(value) - 9))\" text-anchor=\"middle\">\(HTMLPage.escape(format(value)))</text>"
+                }
             }
         }
         return svg + "</svg>"

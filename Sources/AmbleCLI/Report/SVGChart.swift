@@ -65,19 +65,22 @@ struct SVGChart {
         "<text class=\"nodata\" x=\"\(n(left + plotWidth / 2))\" y=\"\(n(top + plotHeight / 2))\" text-anchor=\"middle\">\(HTMLPage.escape(text))</text>"
     }
 
-    /// About `count` round tick values covering `range` (1, 2 or 5 times a power of ten apart).
-    static func niceTicks(_ range: ClosedRange<Double>, count: Int = 4) -> [Double] {
+    /// About `count` round tick values (1, 2 or 5 times a power of ten apart, at least
+    /// `minimumStep`) from the first at or above the range's start to the first at or above its
+    /// end, so that the last tick covers the largest value.
+    static func niceTicks(_ range: ClosedRange<Double>, count: Int = 4, minimumStep: Double = 0) -> [Double] {
         let span = range.upperBound - range.lowerBound
         guard span > 0, count > 0 else { return [range.lowerBound] }
         let raw = span / Double(count)
         var power = 1.0
         while power * 10 <= raw { power *= 10 }
         while power > raw { power /= 10 }
-        let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= raw } ?? power * 10
+        let step = max(minimumStep, [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= raw } ?? power * 10)
         var ticks: [Double] = []
         var tick = (range.lowerBound / step).rounded(.up) * step
-        while tick <= range.upperBound + step * 1e-9 {
+        while true {
             ticks.append(tick)
+            if tick >= range.upperBound - step * 1e-9 { break }
             tick += step
         }
         return ticks

@@ -96,7 +96,9 @@ enum WalkReport {
         let cadences = slices.compactMap(\.cadence)
         let low = min(cadences.min() ?? limit ?? 0, limit ?? .infinity)
         let high = max(cadences.max() ?? limit ?? 120, limit ?? 0)
-        let yRange = max(0, ((low - 10) / 10).rounded(.down) * 10)...max(10, ((high + 5) / 10).rounded(.up) * 10)
+        let wanted = max(0, ((low - 10) / 10).rounded(.down) * 10)...max(10, ((high + 5) / 10).rounded(.up) * 10)
+        let ticks = SVGChart.niceTicks(wanted)
+        let yRange = wanted.lowerBound...ticks.last!
         let chart = SVGChart(xRange: 0...Double(max(1, seconds.count)), yRange: yRange)
         var svg = chart.open(label: "Cadence over time" + (limit.map { ", limit \(Int($0.rounded())) steps per minute" } ?? ""))
         // Pauses first, under everything else.
@@ -109,7 +111,7 @@ enum WalkReport {
                 + "<title>paused \(time.clock(start + Double(index)))–\(time.clock(start + Double(end)))</title></rect>"
             index = end
         }
-        svg += chart.yGrid(ticks: SVGChart.niceTicks(yRange), format: { String(Int($0)) })
+        svg += chart.yGrid(ticks: ticks, format: { String(Int($0)) })
         svg += chart.xLabels(clockTicks(start: start, count: seconds.count, time: time))
         if seconds.isEmpty || cadences.isEmpty {
             svg += chart.noData(seconds.isEmpty ? "no data" : "no walking recorded")
@@ -134,10 +136,12 @@ enum WalkReport {
 
     static func heartRateSVG(_ slices: [Slice], count: Int, start: Double, time: LocalTime) -> String {
         let rates = slices.compactMap(\.heartRateBPM)
-        let yRange = rates.isEmpty ? 40.0...160.0 : max(0, ((rates.min()! - 5) / 10).rounded(.down) * 10)...((rates.max()! + 5) / 10).rounded(.up) * 10
+        let wanted = rates.isEmpty ? 40.0...160.0 : max(0, ((rates.min()! - 5) / 10).rounded(.down) * 10)...((rates.max()! + 5) / 10).rounded(.up) * 10
+        let ticks = SVGChart.niceTicks(wanted, count: 3)
+        let yRange = wanted.lowerBound...ticks.last!
         let chart = SVGChart(height: 200, xRange: 0...Double(max(1, count)), yRange: yRange)
         var svg = chart.open(label: "Heart rate over time")
-        svg += chart.yGrid(ticks: SVGChart.niceTicks(yRange, count: 3), format: { String(Int($0)) })
+        svg += chart.yGrid(ticks: ticks, format: { String(Int($0)) })
         svg += chart.xLabels(clockTicks(start: start, count: count, time: time))
         if rates.isEmpty {
             svg += chart.noData("no data: no trustworthy heart-rate reading")
