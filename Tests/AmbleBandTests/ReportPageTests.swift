@@ -127,8 +127,9 @@ struct ReportPageTests {
             #expect(html.contains("id=\"\(id)\""), "\(id)")
         }
         #expect(html.components(separatedBy: "<svg ").count - 1 == 5)
-        for day in ["Mon 5", "Tue 6", "Wed 7", "Thu 8", "Fri 9", "Sat 10", "Sun 11"] {
-            #expect(html.contains(">\(day)</text>"), "\(day) is labelled")
+        for (weekday, day) in zip(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"], 5...11) {
+            #expect(html.contains("\">\(weekday)</tspan><tspan "), "\(weekday) is labelled")
+            #expect(html.contains("dy=\"1.15em\">\(day)</tspan></text>"), "\(day) is labelled")
         }
         let days = DayFigures.make(period: period, sessions: [tuesday, tuesdayAgain, friday], time: .utc)
         #expect(days.map(\.walks) == [0, 2, 0, 0, 1, 0, 0])

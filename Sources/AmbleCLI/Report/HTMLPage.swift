@@ -100,6 +100,7 @@ enum HTMLPage {
     table { width: 100%; border-collapse: collapse; font-size: .9rem; }
     th, td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid var(--line); }
     td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+    td.when, td.num { white-space: nowrap; }
     .scroll { overflow-x: auto; }
     footer { color: var(--muted); font-size: .8rem; margin-top: 1rem; }
     @media (max-width: 30rem) {
@@ -110,6 +111,7 @@ enum HTMLPage {
       svg text, svg .value-label { font-size: 24px; }
       svg .nodata { font-size: 26px; }
       svg .cadence, svg .hr { stroke-width: 3; }
+      table { font-size: .8rem; }
     }
     @media print {
       @page { margin: 12mm; }

@@ -113,7 +113,7 @@ enum PeriodReport {
                                       legend: [("bar", "minutes of mindful walking, pauses left out")]) + "\n"
         body += HTMLPage.chartSection(id: "within-limit", heading: "Time within the limit",
                                       svg: trend(days.map { $0.withinLimitShare.map { $0 * 100 } }, labels: labels, fixedRange: 0...100,
-                                                 label: "Share of walking time within the limit per day", format: { "\(Int($0.rounded())) %" }),
+                                                 label: "Share of walking time within the limit per day", format: { "\(Int($0.rounded()))%" }),
                                       legend: [("cadence", "share of each day's walking time within the limit")]) + "\n"
         body += HTMLPage.chartSection(id: "resting-heart-rate", heading: "Resting heart rate",
                                       svg: trend(days.map(\.restingHeartRateBPM), labels: labels, fixedRange: nil,
@@ -130,7 +130,7 @@ enum PeriodReport {
     /// Under-axis labels: every day of a week; the 1st and every 5th of a month.
     static func dayLabels(_ period: ReportPeriod) -> [(Double, String)] {
         period.days.enumerated().compactMap { index, day in
-            if period.dayCount <= 7 { return (Double(index) + 0.5, day.short) }
+            if period.dayCount <= 7 { return (Double(index) + 0.5, CivilDay.weekdayNames[day.weekday] + "\n" + String(day.components.day)) }
             let d = day.components.day
             return d == 1 || d % 5 == 0 ? (Double(index) + 0.5, String(d)) : nil
         }
@@ -140,7 +140,7 @@ enum PeriodReport {
         let top = max(values.max() ?? 0, 1)
         let ticks = SVGChart.niceTicks(0...top, count: 3, minimumStep: 1)
         let yRange = 0...max(top, ticks.last ?? top)
-        let chart = SVGChart(height: 200, xRange: 0...Double(max(1, values.count)), yRange: yRange)
+        let chart = SVGChart(height: 230, top: 30, bottom: 54, xRange: 0...Double(max(1, values.count)), yRange: yRange)
         var svg = chart.open(label: label)
         svg += chart.yGrid(ticks: ticks, format: format)
         svg += chart.xLabels(labels)
@@ -163,7 +163,7 @@ enum PeriodReport {
         let wanted = fixedRange ?? (present.isEmpty ? 40...100 : max(0, ((present.min()! - 5) / 5).rounded(.down) * 5)...((present.max()! + 5) / 5).rounded(.up) * 5)
         let ticks = SVGChart.niceTicks(wanted, count: 4)
         let yRange = wanted.lowerBound...max(wanted.upperBound, ticks.last!)
-        let chart = SVGChart(height: 200, xRange: 0...Double(max(1, values.count)), yRange: yRange)
+        let chart = SVGChart(height: 230, top: 30, bottom: 54, xRange: 0...Double(max(1, values.count)), yRange: yRange)
         var svg = chart.open(label: label)
         svg += chart.yGrid(ticks: ticks, format: format)
         svg += chart.xLabels(labels)
@@ -188,7 +188,7 @@ enum PeriodReport {
         html += "<thead><tr><th>When</th><th>Kind</th><th class=\"num\">Time</th><th class=\"num\">Within limit</th><th class=\"num\">Alerts</th><th class=\"num\">Steps</th><th>Band</th></tr></thead>\n<tbody>\n"
         for (session, _) in sessions {
             let s = session.summary
-            html += "<tr><td>\(HTMLPage.escape(time.dateAndClock(s.startUnixSeconds)))</td><td>\(s.kind == .mindfulWalk ? "walk" : "calibration") #\(session.id)</td>"
+            html += "<tr><td class=\"when\">\(HTMLPage.escape(time.dateAndClock(s.startUnixSeconds)))</td><td>\(s.kind == .mindfulWalk ? "walk" : "calibration") #\(session.id)</td>"
                 + "<td class=\"num\">\(formatDuration(s.durationSeconds))</td>"
                 + "<td class=\"num\">\(s.withinLimitShare.map { "\(Int(($0 * 100).rounded())) %" } ?? "–")</td>"
                 + "<td class=\"num\">\(s.kind == .mindfulWalk ? String(s.alerts) : "–")</td><td class=\"num\">\(s.steps)</td>"

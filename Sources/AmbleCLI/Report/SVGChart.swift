@@ -5,7 +5,7 @@ struct SVGChart {
     var width = 720.0
     var height = 260.0
     /// Room for the axis labels, user units.
-    var left = 52.0, right = 14.0, top = 18.0, bottom = 34.0
+    var left = 70.0, right = 14.0, top = 18.0, bottom = 34.0
     var xRange: ClosedRange<Double>
     var yRange: ClosedRange<Double>
 
@@ -39,9 +39,15 @@ struct SVGChart {
         return out
     }
 
-    /// Labels under the x axis at the given positions.
+    /// Labels under the x axis at the given positions; a newline starts a second line.
     func xLabels(_ labels: [(Double, String)]) -> String {
-        labels.map { "<text x=\"\(n(x($0.0)))\" y=\"\(n(height - bottom + 20))\" text-anchor=\"middle\">\(HTMLPage.escape($0.1))</text>" }.joined()
+        labels.map { position, text in
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let spans = lines.enumerated().map { index, line in
+                "<tspan x=\"\(n(x(position)))\" dy=\"\(index == 0 ? "0" : "1.15em")\">\(HTMLPage.escape(String(line)))</tspan>"
+            }
+            return "<text x=\"\(n(x(position)))\" y=\"\(n(height - bottom + 20))\" text-anchor=\"middle\">" + (lines.count == 1 ? HTMLPage.escape(text) : spans.joined()) + "</text>"
+        }.joined()
     }
 
     /// A line through points, broken where a point is nil.
