@@ -30,8 +30,8 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "The format to write.")
     var format: ExportFormat
 
-    @Option(help: ArgumentHelp("The folder to write into (made if missing).", valueName: "dir"))
-    var out: String = "."
+    @Option(help: ArgumentHelp("The folder to write into (made if missing). Default: the current folder.", valueName: "dir"))
+    var out: String?
 
     @Flag(help: "Overwrite files that are already there.")
     var force = false
@@ -72,7 +72,7 @@ struct ExportCommand: ParsableCommand {
             throw CommandError("nothing to write: no mindful walks among the \(plural(exported.count, "session")) selected (TCX holds walks; --format csv or openmhealth take calibrations too)")
         }
         for note in notes { print(note) }
-        for path in try ExportWriter.write(files, into: out, force: force) {
+        for path in try ExportWriter.write(files, into: out ?? ".", force: force) {
             print("wrote \(path.path) (\(path.summary))")
         }
     }
