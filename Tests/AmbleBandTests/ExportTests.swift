@@ -160,6 +160,17 @@ struct ExportTests {
         #expect(XMLWriter.escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;")
     }
 
+    @Test func tcxLapsKeepTheStepsReleasedDuringAPause() {
+        // Paused at the start (1 step), at 3...4 (3 steps) and at the end (2 steps).
+        let paused: Set<Int> = [0, 3, 4, 7]
+        let steps = [1, 2, 2, 1, 2, 2, 2, 2]
+        let seconds = steps.indices.map { SessionSecond(offsetSeconds: $0, steps: steps[$0], cadenceStepsPerMinute: 100, paused: paused.contains($0)) }
+        let laps = TCXExport.laps(seconds)
+        #expect(laps.map { $0.seconds.map(\.offsetSeconds) } == [[1, 2], [5, 6]])
+        #expect(laps.map(\.pausedSteps) == [1 + 3, 2])
+        #expect(laps.reduce(0) { $0 + $1.steps } == steps.reduce(0, +), "the laps add up to the walk's steps")
+    }
+
     @Test func tcxWalkWithNothingButPausesStillHasALap() throws {
         let (_, sessions) = try Self.fixture()
         var walk = try #require(sessions.last)

@@ -4,9 +4,10 @@ import AmbleModel
 /// it, valid against `TrainingCenterDatabasev2.xsd` and, for the extensions, `ActivityExtensionv2.xsd`.
 ///
 /// - `Sport="Other"`: the schema allows only Running, Biking and Other.
-/// - Laps are the stretches between pauses; paused seconds are left out, as a watch's
-///   auto-pause does, so the laps' steps and distance leave out steps taken while paused.
-///   Each lap: time, distance, calories (the walk's active energy shared by steps; 0 when not
+/// - Laps are the stretches between pauses; paused seconds have no trackpoints, as with a
+///   watch's auto-pause. Steps stored in paused seconds (the step counter releases steps
+///   about 10 s after they were taken) count in the lap before the pause, at its last
+///   trackpoint, so the laps add up to the walk's steps and distance. Each lap: time, distance, calories (the walk's active energy shared by steps; 0 when not
 ///   known), average and maximum heart rate, and in `LX` its steps and average and maximum
 ///   cadence.
 /// - A trackpoint per second: time, distance so far, heart rate when trustworthy, and the
@@ -39,22 +40,30 @@ enum TCXExport {
     /// A stretch of the walk between pauses.
     struct Lap: Equatable {
         var seconds: [SessionSecond]
-        var steps: Int { seconds.reduce(0) { $0 + $1.steps } }
+        /// Steps stored in the paused seconds next to the lap (after it, or before the first).
+        var pausedSteps = 0
+        var steps: Int { seconds.reduce(pausedSteps) { $0 + $1.steps } }
     }
 
-    /// The walk's laps: maximal runs of seconds that are not paused.
+    /// The walk's laps: maximal runs of seconds that are not paused, each with the steps of
+    /// the paused seconds after it (the first also with those before it).
     static func laps(_ seconds: [SessionSecond]) -> [Lap] {
         var laps: [Lap] = []
-        var current: [SessionSecond] = []
+        var current = Lap(seconds: [])
+        var leading = 0
         for second in seconds {
             if second.paused {
-                if !current.isEmpty { laps.append(Lap(seconds: current)) }
-                current = []
+                if !current.seconds.isEmpty {
+                    laps.append(current)
+                    current = Lap(seconds: [])
+                }
+                if laps.isEmpty { leading += second.steps } else { laps[laps.count - 1].pausedSteps += second.steps }
             } else {
-                current.append(second)
+                current.seconds.append(second)
             }
         }
-        if !current.isEmpty { laps.append(Lap(seconds: current)) }
+        if !current.seconds.isEmpty { laps.append(current) }
+        if !laps.isEmpty { laps[0].pausedSteps += leading }
         return laps
     }
 
@@ -100,8 +109,8 @@ enum TCXExport {
             x.element("Intensity", "Active")
             x.element("TriggerMethod", "Manual")
             x.open("Track")
-            for second in lap.seconds {
-                distance += Double(second.steps) * stepLength
+            for (position, second) in lap.seconds.enumerated() {
+                distance += Double(second.steps + (position == lap.seconds.count - 1 ? lap.pausedSteps : 0)) * stepLength
                 x.open("Trackpoint")
                 x.element("Time", isoDate(walk.unixSeconds(of: second)))
                 x.element("DistanceMeters", number(distance, 2))
