@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // MARK: System libraries (Debian 12: libgpiod-dev 1.6, libi2c-dev)
@@ -131,7 +132,9 @@ let package = Package(
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
 
         // MARK: Tests
-        .testTarget(name: "AmbleStateMachinesTests", dependencies: ["AmbleStateMachines", "AmbleModel"]),
+        .testTarget(name: "AmbleStateMachinesTests", dependencies: [
+            "AmbleStateMachines", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "AmbleSignalTests", dependencies: [
             "AmbleSignal", "AmbleSimulation", "AmbleRecordings",
         ]),

@@ -9,116 +9,86 @@ import AmbleStateMachines
 import AmbleSync
 import Logging
 
-/// A button as the loop sees it: its line and its debouncer.
-struct ButtonInput {
-    let role: ButtonRole
-    let line: any GPIOInput
-    var debouncer: ButtonDebouncer
-}
-
 /// The band: samples the sensors, counts steps, estimates heart rate, runs the practice,
 /// drives the motor, records sessions and serves them to companions.
+///
+/// It wires five parts, each with one job, and owns only the loop's timing:
+/// - `hardware` (`BandHardware`): clock, sensor channels, motor, buttons, display;
+/// - `signals` (`SignalPipeline`): samples in, one `SecondReport` per second out;
+/// - `practice` (`BandPractice`): the practice and link-prompt machines, the haptics;
+/// - `recorder` (`BandRecorder`): the store, sessions, pruning, the date's offset;
+/// - `link` (`SyncService`): paired laptops over TCP or serial, when served.
 ///
 /// One loop, one thread. Each time round: read the sensor FIFOs when due, turn button edges
 /// into presses, close a second when one has passed, switch the motor, answer the sync link,
 /// then sleep until the next thing is due or a descriptor becomes readable.
 public final class Band {
-    let clock: any BandClock
+    var hardware: BandHardware
+    var signals: SignalPipeline
+    var practice: BandPractice
+    let recorder: BandRecorder
+    let link: SyncService?
+    var host: BandHost
     let console: Console
     let logger: Logger
-    public let store: BandStore
-    let accelerometer: SensorChannel<AccelerometerBatch>
-    let heartRateSensor: SensorChannel<OpticalBatch>?
-    let motor: VibrationMotor
-    /// The OLED, when the board has one.
-    public let display: SSD1306?
-    var displayDrawnScreen: Screen?
-    var displayRetrySeconds = -Double.infinity
-    var displayFailed = false
-    var buttons: [ButtonInput]
-    var practice: PracticeMachine
-    /// The wearer's part in pairing, wiping and forgetting laptops: takes the buttons and the
-    /// screen while active.
-    var linkPrompt = LinkPrompt()
-    public let simulation: SimulatedBoard?
-    let sync: SyncService?
-    let signals: SignalWatcher?
-    let keyboard: RawKeyboard?
-    var script: [ScenarioScript.Step]
-    let exitAfterScript: Bool
-
-    // Signal processing, the same code `amble analyze` runs.
-    var stepCounter = StepCounter()
-    var heartRate = HeartRateEstimator()
-    var haptics = HapticsPlayer()
 
     // Timing (band seconds).
     let startSeconds: Double
-    /// How often the FIFOs are read: at most 0.1 s, and at most half the time the fastest
-    /// FIFO takes to fill (32 entries), so no sample is lost between reads.
-    let sensorPeriodSeconds: Double
     var nextSensorRead: Double
     var nextSecond: Double
-    var lastAccelerationTime = -Double.infinity
-    var lastPPGTime = -Double.infinity
-    var recentAcceleration = AccelerationHistory()
-
-    // The second being measured.
-    var stepsThisSecond = 0
-    var skinDetected = true
-    var screen: Screen = .notice(title: "Starting", detail: "")
-    /// What the band shows now (display and status line).
-    public var screenShown: Screen { screen }
-
-    // Session recording.
-    var sessionID: Int64?
-    var motorFailed = false
     var stopRequested = false
-    var scriptEnded = false
-    /// The scripted wearer's answer to the next question the band asks (`answer yes`).
-    var scriptedAnswer: Bool?
+    /// Band time the session under way began (raw capture counts from it); nil between sessions.
+    var sessionStartSeconds: Double?
+    /// The kind of screen last written to the log (without a terminal).
+    private var lastStatusKey = ""
+    private var started = false
+    /// The longest pass of the loop so far, seconds (reported at exit).
+    public private(set) var longestTickSeconds = 0.0
+    /// The local time zone's offset from UTC at a date, seconds east (reminders come at local
+    /// times); the machine's zone unless a test sets another.
+    public var utcOffsetSeconds: (Double) -> Int = { localUTCOffsetSeconds(atUnixSeconds: $0) }
+    /// systemd's notification socket, when the band runs as a `Type=notify` service: told
+    /// when the band is ready and stopping, and pinged at half the watchdog's timeout.
+    public var serviceNotifier: ServiceNotifier?
+    private var notifierFailed = false
 
-    init(clock: any BandClock, console: Console, logger: Logger, store: BandStore,
-         accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?, display: SSD1306?,
-         motor: VibrationMotor, motorStrength: Double, buttons: [ButtonInput], practice: PracticeMachine,
-         simulation: SimulatedBoard?, sync: SyncService?, signals: SignalWatcher?, keyboard: RawKeyboard?,
-         script: ScenarioScript?, exitAfterScript: Bool) {
-        self.clock = clock
+    init(hardware: BandHardware, signals: SignalPipeline, practice: BandPractice, recorder: BandRecorder, link: SyncService?,
+         host: BandHost, console: Console, logger: Logger) {
+        self.hardware = hardware
+        self.signals = signals
+        self.practice = practice
+        self.recorder = recorder
+        self.link = link
+        self.host = host
         self.console = console
         self.logger = logger
-        self.store = store
-        self.accelerometer = accelerometer
-        self.heartRateSensor = heartRateSensor
-        self.display = display
-        self.motor = motor
-        self.buttons = buttons
-        self.practice = practice
-        self.simulation = simulation
-        self.sync = sync
-        self.signals = signals
-        self.keyboard = keyboard
-        self.exitAfterScript = exitAfterScript
-        startSeconds = clock.nowSeconds
-        let fastestRateHz = max(accelerometer.expectedRateHz, heartRateSensor?.expectedRateHz ?? 0)
-        sensorPeriodSeconds = min(0.1, 0.5 * 32 / fastestRateHz)
+        startSeconds = hardware.clock.nowSeconds
         nextSensorRead = startSeconds
         nextSecond = startSeconds + 1
-        self.script = (script?.steps ?? []).map { step in
-            var shifted = step
-            shifted.timeSeconds += clock.nowSeconds
-            return shifted
-        }
-        haptics.pwmPeriodSeconds = 0.02
-        motorStrengthScale = motorStrength
+        link?.delegate = self
+        link?.wallClock = { [unowned self] in self.unixSeconds }
     }
 
-    let motorStrengthScale: Double
+    // MARK: What tests and scripts look at
+
+    /// The band's store.
+    public var store: BandStore { recorder.store }
+    /// What the band shows now (display and status line).
+    public var screenShown: Screen { practice.screen }
+    /// The simulated board's chips, lines and wearer; nil on real hardware.
+    public var simulation: SimulatedBoard? { hardware.simulation }
+    /// The OLED's driver, when the board has one.
+    public var display: SSD1306? { hardware.display?.driver }
+    /// The band's date now (the system clock plus the offset a laptop set).
+    public var unixSeconds: Double { hardware.clock.unixSeconds + recorder.unixOffsetSeconds }
+
+    // MARK: Running
 
     /// Runs until SIGTERM/SIGINT (or the script's end with `exitAfterScript`); the session under
     /// way is closed and stored first. Returns the exit status.
     public func run() -> Int32 {
         startIfNeeded()
-        if let manual = clock as? ManualClock {
+        if let manual = hardware.clock as? ManualClock {
             runPaced(manual)
         } else {
             while !stopRequested {
@@ -130,26 +100,8 @@ public final class Band {
         return 0
     }
 
-    /// Band time runs this many times faster than real time on a paced (simulated) clock.
-    public var speed: Double = 1
-    /// The wearer's height (m) and weight (kg), for the energy of a session.
-    var wearer: (heightMeters: Double, weightKilograms: Double) = (1.70, 70)
-    /// Active energy of the session under way, kcal.
-    var sessionKilocalories = 0.0
-    /// Held while the band runs: no second band records into the same store.
-    var dataDirectoryLock: DirectoryLock?
-    /// How far a laptop moved the band's date from the system clock (`amble band time`).
-    var unixOffsetSeconds = 0.0
-    /// The band's date now (the system clock plus the offset a laptop set).
-    public var unixSeconds: Double { clock.unixSeconds + unixOffsetSeconds }
-    /// Synced sessions beyond this many hours of seconds are pruned (board `[storage]`).
-    var maximumSessionHours = 500
-    var nextPruneSeconds = -Double.infinity
-    /// The longest pass of the loop so far, seconds (reported at exit).
-    public private(set) var longestTickSeconds = 0.0
-
     /// The simulated board's loop: band time advances in fixed ticks and waits for real time
-    /// to catch up at `speed`. A process that is descheduled pauses band time instead of
+    /// to catch up at `host.speed`. A process that is descheduled pauses band time instead of
     /// skipping it, so no emulated FIFO overflows because the host was busy.
     private func runPaced(_ manual: ManualClock, tickSeconds: Double = 0.01) {
         let real = SystemClock()
@@ -158,7 +110,7 @@ public final class Band {
         while !stopRequested {
             tick()
             manual.advance(bySeconds: tickSeconds)
-            let due = realStart + (manual.nowSeconds - bandStart) / speed
+            let due = realStart + (manual.nowSeconds - bandStart) / host.speed
             let wait = due - real.nowSeconds
             if wait > 0 {
                 _ = waitForReadable(pollDescriptors, timeoutSeconds: wait)
@@ -172,18 +124,14 @@ public final class Band {
     }
 
     var pollDescriptors: [Int32] {
-        var descriptors = sync?.pollDescriptors ?? []
-        descriptors += buttons.compactMap { $0.line.pollDescriptor }
-        if let keyboard { descriptors.append(keyboard.pollDescriptor) }
-        if let signals { descriptors.append(signals.pollDescriptor) }
-        return descriptors
+        (link?.pollDescriptors ?? []) + hardware.pollDescriptors + host.pollDescriptors
     }
 
     /// Runs on a clock that moves only when told: ticks every `tickSeconds` of band time for
     /// `seconds`, without sleeping (tests, and simulations as fast as the machine goes).
     /// Returns early when stopped; call `shutDown()` to close the session under way.
     public func run(advancing clock: ManualClock, forBandSeconds seconds: Double, tickSeconds: Double = 0.01) {
-        precondition(clock === self.clock, "the band must have been built on this clock")
+        precondition(clock === hardware.clock, "the band must have been built on this clock")
         startIfNeeded()
         let end = clock.nowSeconds + seconds
         while !stopRequested && clock.nowSeconds < end {
@@ -192,136 +140,107 @@ public final class Band {
         }
     }
 
-    private var started = false
-
     private func startIfNeeded() {
         guard !started else { return }
         started = true
-        perform(practice.start(), now: clock.nowSeconds)
+        perform(practice.start(), now: hardware.clock.nowSeconds)
+        notify { try $0.ready(status: "running; the practice shows its menu") }
+    }
+
+    /// Sends to systemd when it listens; the first failure is a warning, later ones debug
+    /// (a full socket would otherwise log every pass of the loop).
+    private func notify(_ send: (ServiceNotifier) throws -> Void) {
+        guard let notifier = serviceNotifier else { return }
+        do {
+            try send(notifier)
+        } catch {
+            if notifierFailed { logger.debug("systemd notification: \(error)") } else { logger.warning("systemd notification: \(error)") }
+            notifierFailed = true
+        }
     }
 
     /// One time round the loop, at the clock's current time.
     func tick() {
         let started = SystemClock().nowSeconds
         defer { longestTickSeconds = max(longestTickSeconds, SystemClock().nowSeconds - started) }
-        let now = clock.nowSeconds
+        let now = hardware.clock.nowSeconds
         runScript(now: now)
         readKeyboard(now: now)
         if now >= nextSensorRead {
             readSensors(now: now)
-            nextSensorRead = max(nextSensorRead + sensorPeriodSeconds, now - sensorPeriodSeconds)
+            nextSensorRead = max(nextSensorRead + hardware.sensorPeriodSeconds, now - hardware.sensorPeriodSeconds)
         }
-        readButtons(now: now)
+        for event in hardware.readButtons(now: now) {
+            switch practice.buttonPressed(event, now: now) {
+            case .practice(let actions): perform(actions, now: now)
+            case .link(let actions): performLink(actions, now: now)
+            }
+        }
         while now >= nextSecond {
             secondElapsed(at: nextSecond)
             nextSecond += 1
         }
-        driveMotor(now: now)
-        if let sync {
-            sync.service(now: now)
-            for request in sync.takePromptRequests() { performLink(linkPrompt.handle(request, now: now), now: now) }
+        hardware.setMotor(running: practice.motorShouldRun(now: now))
+        if let link {
+            link.service(now: now)
+            for request in link.takePromptRequests() { performLink(practice.linkRequested(request, now: now), now: now) }
         }
-        performLink(linkPrompt.tick(now: now), now: now)
-        if let yes = scriptedAnswer, case .question(_, _, _, let keys) = screen, keys.contains("select") {
-            // The scripted wearer reads the question and answers a second later.
-            scriptedAnswer = nil
-            _ = simulation?.apply(.press(role: yes ? "select" : "back", holdSeconds: ScenarioScript.shortPressSeconds), atSeconds: now + 1)
+        performLink(practice.tick(now: now), now: now)
+        if let answer = host.script.answer(to: practice.screen) {
+            _ = hardware.simulation?.apply(answer, atSeconds: now + 1)
         }
-        if now >= nextPruneSeconds {
-            pruneSyncedSessions()
-            nextPruneSeconds = now + 3600
-        }
-        if let signal = signals?.takeSignal() {
+        recorder.pruneIfDue(now: now, unixSeconds: unixSeconds)
+        if let signal = host.signals?.takeSignal() {
             logger.info("signal \(signal) received: closing the session and stopping")
+            notify { try $0.stopping(status: "storing the session under way") }
             stopRequested = true
         }
+        // The watchdog runs on real time, whatever the simulated board's speed.
+        notify { try $0.watchdogIfDue(nowSeconds: SystemClock().nowSeconds) }
         drawStatus(now: now)
-        drawDisplay(now: now)
+        hardware.display?.show(practice.screen, now: now)
     }
 
-    // MARK: Sensors
+    // MARK: Inputs
 
     func readSensors(now: Double) {
-        if let batch = accelerometer.poll(now: now) {
-            ingest(batch, now: now)
+        if let batch = hardware.accelerometer.poll(now: now) {
+            signals.ingest(batch, now: now, rateHz: hardware.accelerometer.expectedRateHz)
         }
-        if let sensor = heartRateSensor, let batch = sensor.poll(now: now) {
-            ingest(batch, now: now, rateHz: sensor.expectedRateHz)
-        }
-    }
-
-    func ingest(_ batch: AccelerometerBatch, now: Double) {
-        let period = 1 / accelerometer.expectedRateHz
-        let count = batch.samples.count
-        for (i, v) in batch.samples.enumerated() {
-            // The newest sample was taken just before the read; the others one period apart.
-            let t = max(now - Double(count - 1 - i) * period, lastAccelerationTime + period * 0.5)
-            lastAccelerationTime = t
-            let sample = AccelerationSample(timeSeconds: t, xG: v.xG, yG: v.yG, zG: v.zG)
-            recentAcceleration.append(sample)
-            stepsThisSecond += stepCounter.process(sample)
-        }
-    }
-
-    func ingest(_ batch: OpticalBatch, now: Double, rateHz: Double) {
-        let period = 1 / rateHz
-        let count = batch.samples.count
-        if let skin = batch.skinDetected { skinDetected = skin }
-        for (i, s) in batch.samples.enumerated() {
-            let t = max(now - Double(count - 1 - i) * period, lastPPGTime + period * 0.5)
-            lastPPGTime = t
-            heartRate.process(PPGSample(timeSeconds: t, channels: [Double(s.infrared), Double(s.red)], acceleration: recentAcceleration.value(at: t)))
-        }
-    }
-
-    // MARK: Buttons and keys
-
-    func readButtons(now: Double) {
-        for index in buttons.indices {
-            var events: [ButtonEvent] = []
-            do {
-                for edge in try buttons[index].line.drainEdges() {
-                    events += buttons[index].debouncer.edge(becameActive: edge.becameActive, atSeconds: edge.timeSeconds)
-                }
-            } catch {
-                logger.warning("button \(buttons[index].role.rawValue): \(error)")
-            }
-            events += buttons[index].debouncer.update(now: now)
-            for event in events {
-                if linkPrompt.isActive {
-                    performLink(linkPrompt.button(event, now: now), now: now)
-                } else {
-                    perform(practice.handle(.button(event)), now: now)
-                }
-            }
+        if let sensor = hardware.heartRateSensor, let batch = sensor.poll(now: now) {
+            signals.ingest(batch, now: now, rateHz: sensor.expectedRateHz)
         }
     }
 
     func readKeyboard(now: Double) {
-        guard let keyboard else { return }
+        guard let keyboard = host.keyboard else { return }
         for key in keyboard.readKeys() {
             if key == UInt8(ascii: "q") || key == 3 {
                 stopRequested = true
                 continue
             }
-            if let note = simulation?.key(key, now: now) { logger.info("\(note)") }
+            if key == UInt8(ascii: "?") || key == UInt8(ascii: "h") {
+                console.line(SimulatedBoard.keyHelp)
+                continue
+            }
+            guard let simulation = hardware.simulation else { continue }
+            guard SimulatedBoard.knownKeys.contains(key) else {
+                let shown = key >= 0x20 && key < 0x7F ? "'\(Character(Unicode.Scalar(key)))'" : "code \(key)"
+                console.line("key \(shown) does nothing here; press ? for the keys")
+                continue
+            }
+            if let note = simulation.key(key, now: now) { logger.info("\(note)") }
         }
     }
 
     func runScript(now: Double) {
-        while let step = script.first, step.timeSeconds <= now {
-            script.removeFirst()
-            if case .answer(let yes) = step.action {
-                scriptedAnswer = yes
-                continue
-            }
+        for step in host.script.dueSteps(now: now) {
             if case .end = step.action {
                 logger.notice("script finished")
-                scriptEnded = true
-                if exitAfterScript { stopRequested = true }
+                if host.script.exitAfterScript { stopRequested = true }
                 continue
             }
-            if let note = simulation?.apply(step.action, atSeconds: step.timeSeconds) {
+            if let note = hardware.simulation?.apply(step.action, atSeconds: step.timeSeconds) {
                 logger.info("script line \(step.line): \(note)")
             }
         }
@@ -330,89 +249,72 @@ public final class Band {
     // MARK: Seconds and the practice
 
     func secondElapsed(at bandSeconds: Double) {
-        // A value only from a working sensor with fresh samples on skin: an unplugged sensor
-        // must not leave its last value standing.
-        let ppgFresh = heartRateSensor?.isHealthy == true && bandSeconds - lastPPGTime < 1.5
-        let estimate = ppgFresh && skinDetected ? heartRate.estimate() : nil
-        let accelerometerGap = accelerometer.takeGap()
-        if accelerometerGap, stepCounter.isWalking {
-            // The walk's samples stopped: it ends here, and its steps still pending are this
-            // second's (rather than the first second after the gap's).
-            stepsThisSecond += stepCounter.finish()
+        let heartRateSensor = hardware.heartRateSensor.map { sensor in
+            SignalPipeline.ChannelState(gap: sensor.takeGap(), isHealthy: sensor.isHealthy)
         }
-        let heartRateGap = heartRateSensor?.takeGap() ?? false
-        let report = SecondReport(
-            unixSeconds: unixSeconds - (clock.nowSeconds - bandSeconds),
-            steps: stepsThisSecond,
-            cadenceStepsPerMinute: accelerometerGap && !accelerometer.isHealthy ? 0 : stepCounter.cadenceStepsPerMinute,
-            heartRateBPM: estimate?.bpm, heartRateConfidence: estimate?.confidence,
-            accelerometerGap: accelerometerGap, heartRateGap: heartRateGap)
-        stepsThisSecond = 0
-        if sessionID != nil {
-            let gait = GaitModel(heightMeters: wearer.heightMeters, weightKilograms: wearer.weightKilograms, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
-            sessionKilocalories += gait.activeEnergyKilocalories(cadenceStepsPerMinute: report.cadenceStepsPerMinute, durationSeconds: 1)
-        }
-        let actions = practice.handle(.secondElapsed(report))
-        // A prompt on screen keeps it; the practice's seconds still count and record.
-        perform(linkPrompt.isActive ? actions.filter { if case .show = $0 { return false } else { return true } } : actions, now: bandSeconds)
+        let date = unixSeconds - (hardware.clock.nowSeconds - bandSeconds)
+        let report = signals.closeSecond(
+            at: bandSeconds, unixSeconds: date,
+            accelerometer: .init(gap: hardware.accelerometer.takeGap(), isHealthy: hardware.accelerometer.isHealthy),
+            heartRateSensor: heartRateSensor, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
+        perform(practice.secondElapsed(report), now: bandSeconds)
+        storeRawSamples()
+        let reminder = practice.checkReminder(unixSeconds: date, utcOffsetSeconds: utcOffsetSeconds(date))
+        if reminder.stateChanged { recorder.saveReminderState(practice.reminders.state) }
+        perform(reminder.actions, now: bandSeconds)
     }
 
-    /// Carries out what the practice asked for. Store failures are logged, never fatal:
-    /// the walk goes on and what is already stored stays.
+    /// Carries out what the practice asked for.
     func perform(_ actions: [PracticeAction], now: Double) {
         for action in actions {
             switch action {
             case .vibrate(let pattern):
-                haptics.play(scaled(pattern), now: clock.nowSeconds)
-                if pattern == .paceAlert && !console.isTerminal {
-                    // On a terminal the status line shows the motor; in a log, say it once.
-                    console.line("\(StatusLine.clock(now - startSeconds)) [≋ BUZZ ≋] too fast: pace alert")
+                practice.vibrate(hardware.scaled(pattern), now: hardware.clock.nowSeconds)
+                if pattern.name == HapticPattern.paceAlert.name {
+                    logger.info("pace alert: walking faster than the limit")
                 }
             case .show(let next):
-                screen = next
+                practice.show(next)
             case .beginSession(let kind, let start, let parameters):
-                heartRate.restartVariability()
-                sessionKilocalories = 0
-                do {
-                    sessionID = try store.beginSession(kind: kind, startUnixSeconds: start, parameters: parameters)
-                    logger.info("\(kind.rawValue) session \(sessionID!) started")
-                } catch {
-                    sessionID = nil
-                    logger.error("cannot start recording the session: \(error)")
-                }
+                signals.sessionBegan()
+                recorder.begin(kind: kind, startUnixSeconds: start, parameters: parameters)
+                sessionStartSeconds = now
+                if practice.machine.values.rawCaptureConsent { startRawCapture() }
             case .recordSecond(let row):
-                guard let sessionID else { continue }
-                do { try store.appendSecond(sessionID: sessionID, row) } catch {
-                    logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(error)")
-                }
-            case .endSession(var summary):
-                guard let id = sessionID else { continue }
+                recorder.append(row)
+            case .endSession(let summary):
                 // The counter releases steps once they are certain, about 10 s late: the walk's
                 // last steps come now, with its end.
-                let late = stepCounter.finish()
-                if late > 0 {
-                    summary.steps += late
-                    summary.distanceMeters = Double(summary.steps) * summary.parameters.stepLengthMeters
+                sessionStartSeconds = nil
+                if var capture = signals.rawCapture {
+                    signals.rawCapture = nil
+                    recorder.appendRaw(capture.finishAll())
                 }
-                summary.rmssdMilliseconds = heartRate.restingVariability?.rmssdMilliseconds
-                summary.activeKilocalories = sessionKilocalories
-                do {
-                    try store.endSession(sessionID: id, summary: summary)
-                    try SessionDataEncoding.encode(sessionID: id, in: store)
-                    logger.notice("\(summary.kind.rawValue) session \(id) stored: \(summary.steps) steps, \(summary.alerts) alerts, \(summary.timeOverLimitSeconds) s over the limit")
-                } catch {
-                    logger.error("cannot close session \(id): \(error); it will be closed from its stored seconds at the next start")
-                }
-                sessionID = nil
+                guard recorder.isRecording else { continue }
+                let stored = recorder.end(summary, lateSteps: signals.finishSteps())
+                if stored != summary { perform(practice.summaryStored(stored), now: now) }
+            case .discardSession:
+                sessionStartSeconds = nil
+                signals.rawCapture = nil   // what was stored goes with the session
+                _ = signals.finishSteps()
+                recorder.discard()
             case .saveCalibration(let calibration):
-                do { try store.saveCalibration(calibration) } catch { logger.error("cannot store the calibration: \(error)") }
-                logger.notice("calibrated: normal pace \(Int(calibration.cadenceStepsPerMinute.rounded())) steps/min")
+                recorder.save(calibration)
             case .restartSeconds:
-                nextSecond = clock.nowSeconds + 1
-            case .saveReduction(let percent):
-                do { try store.saveReductionPercent(percent) } catch { logger.error("cannot store the reduction: \(error)") }
+                nextSecond = hardware.clock.nowSeconds + 1
+            case .saveSetting(let setting, let value):
+                recorder.save(setting, value)
+                apply(setting, value)
             case .link(let request):
-                performLink(linkPrompt.handle(request, now: now), now: now)
+                performLink(practice.linkRequested(request, now: now), now: now)
+            case .metronome(let period):
+                practice.setMetronome(periodSeconds: period, now: hardware.clock.nowSeconds)
+            case .snoozeReminder(let minutes):
+                practice.snoozeReminder(minutes: minutes, unixSeconds: unixSeconds)
+                recorder.saveReminderState(practice.reminders.state)
+            case .dismissReminder:
+                practice.dismissReminder()
+                recorder.saveReminderState(practice.reminders.state)
             }
         }
     }
@@ -422,138 +324,138 @@ public final class Band {
         for action in actions {
             switch action {
             case .show(let next):
-                screen = next
+                practice.show(next)
             case .vibrate(let pattern):
-                haptics.play(scaled(pattern), now: clock.nowSeconds)
+                practice.vibrate(hardware.scaled(pattern), now: hardware.clock.nowSeconds)
             case .pairingMode(let open):
-                sync?.isPairingModeOpen = open
-                if open && sync == nil { logger.warning("pairing mode, but ambled serves no link: start it with --listen or --serial") }
+                link?.isPairingModeOpen = open
+                if open && link == nil { logger.warning("pairing mode, but ambled serves no link: start it with --listen or --serial") }
             case .pairingAnswer(let connection, let accepted):
-                sync?.wearerAnswered(pairing: connection, accepted: accepted)
+                link?.wearerAnswered(pairing: connection, accepted: accepted)
             case .deleteAllAnswer(let accepted):
-                if accepted { wipe() }
-                sync?.deleteAllAnswered(accepted: accepted)
-            case .forgetLaptops:
-                do {
-                    try store.forgetLaptops()
-                    logger.notice("the wearer forgot every paired laptop")
-                } catch {
-                    logger.error("cannot forget the paired laptops: \(error)")
+                if accepted && recorder.wipe() {
+                    practice.wiped(values: (try? store.settingValues()) ?? BandSettingValues())
+                    apply(.consentHeartRate, practice.machine.values.heartRateConsent ? "on" : "off")
                 }
-                sync?.dropUnpairedConnections()
+                link?.deleteAllAnswered(accepted: accepted)
+            case .forgetLaptops:
+                recorder.forgetLaptops()
+                link?.dropUnpairedConnections()
             case .done:
                 perform(practice.redraw(), now: now)
             }
         }
     }
 
-    /// Deletes everything on the band (a laptop asked, the wearer confirmed): sessions,
-    /// calibration, settings, paired laptops. The band's id and key stay.
-    func wipe() {
-        do {
-            try store.deleteEverything()
-            practice = PracticeMachine(settings: practice.settings, calibration: nil)
-            logger.notice("the band was wiped at the wearer's confirmation")
-        } catch {
-            logger.error("cannot wipe the band: \(error)")
-        }
-    }
+    // MARK: Output and waiting
 
-    /// Removes synced sessions past the wearer's retention or the board's space limit.
-    func pruneSyncedSessions() {
-        do {
-            let days = Int(try store.setting(.retentionDays)) ?? 30
-            let removed = try store.prune(nowUnixSeconds: unixSeconds, retentionDays: days, maximumSeconds: maximumSessionHours * 3600)
-            if !removed.isEmpty { logger.info("removed \(removed.count) synced session(s) past \(days) days or \(maximumSessionHours) h of storage") }
-        } catch {
-            logger.error("cannot prune synced sessions: \(error)")
-        }
-    }
-
-    private func scaled(_ pattern: HapticPattern) -> HapticPattern {
-        guard motorStrengthScale < 1 else { return pattern }
-        var copy = pattern
-        copy.segments = pattern.segments.map { .init(durationSeconds: $0.durationSeconds, strength: $0.strength * motorStrengthScale) }
-        return copy
-    }
-
-    // MARK: Motor, display, waiting
-
-    func driveMotor(now: Double) {
-        let run = haptics.motorShouldRun(now: now)
-        do {
-            try motor.set(running: run)
-            motorFailed = false
-        } catch {
-            if !motorFailed { logger.error("motor: \(error)") }
-            motorFailed = true
-        }
+    /// What the optical sensor is doing, for the status line.
+    var heartRateSensorState: StatusLine.HeartRateSensor {
+        guard let sensor = hardware.heartRateSensor else { return .down }
+        if sensor.isOff { return .off }
+        guard sensor.isHealthy else { return .down }
+        return signals.skinDetected ? .ok : .offWrist
     }
 
     func drawStatus(now: Double) {
-        let line = StatusLine.render(screen: screen, bandSeconds: now - startSeconds, motorRunning: motor.isRunning,
-                                     accelerometerOK: accelerometer.isHealthy, heartRateOK: heartRateSensor?.isHealthy ?? false)
-        console.status(line, key: StatusLine.key(screen), now: now)
-    }
-
-    /// Redraws the OLED when the screen changed. A display that fails is set up again every
-    /// few seconds (after a power glitch it needs its init sequence: `flush()` sends it first
-    /// and after any failed send); it never stops the band.
-    func drawDisplay(now: Double) {
-        guard let display, screen != displayDrawnScreen || displayFailed, now >= displayRetrySeconds else { return }
-        ScreenRenderer.draw(screen, into: &display.framebuffer)
-        do {
-            _ = try display.flush()
-            if displayFailed { logger.notice("display works again") }
-            displayFailed = false
-            displayDrawnScreen = screen
-        } catch {
-            if !displayFailed { logger.error("display: \(error); retrying every 5 s") }
-            displayFailed = true
-            displayRetrySeconds = now + 5
+        guard console.isTerminal else {
+            // No terminal (a service): what the screen shows goes to the log at debug level,
+            // once per change of kind, never periodically.
+            let key = StatusLine.key(practice.screen)
+            if key != lastStatusKey {
+                lastStatusKey = key
+                logger.debug("screen: \(StatusLine.text(practice.screen))")
+            }
+            return
         }
+        console.status(StatusLine.render(screen: practice.screen, bandSeconds: now - startSeconds, motorRunning: hardware.motor.isRunning,
+                                         accelerometerOK: hardware.accelerometer.isHealthy, heartRate: heartRateSensorState, width: console.width))
     }
 
     func sleepUntilSomethingIsDue() {
-        let now = clock.nowSeconds
+        let now = hardware.clock.nowSeconds
         var wake = min(nextSensorRead, nextSecond)
-        if let change = haptics.nextChangeSeconds(after: now) { wake = min(wake, change) }
-        if let step = script.first { wake = min(wake, step.timeSeconds) }
-        if buttons.contains(where: { (try? $0.line.isActive()) == true }) { wake = min(wake, now + 0.01) }
+        if let change = practice.nextMotorChange(after: now) { wake = min(wake, change) }
+        if let step = host.script.nextStepSeconds { wake = min(wake, step) }
+        if hardware.isAnyButtonHeld { wake = min(wake, now + 0.01) }
         _ = waitForReadable(pollDescriptors, timeoutSeconds: min(max(0, wake - now), 0.5))
     }
 
     /// Closes the session under way, stores it, stops the motor and the sync link.
     public func shutDown() {
-        perform(practice.finish(unixSeconds: unixSeconds), now: clock.nowSeconds)
-        try? motor.set(running: false)
-        sync?.close()
-        keyboard?.restore()
-        drawStatus(now: clock.nowSeconds)
+        perform(practice.finish(unixSeconds: unixSeconds), now: hardware.clock.nowSeconds)
+        try? hardware.motor.set(running: false)
+        link?.close()
+        host.keyboard?.restore()
+        drawStatus(now: hardware.clock.nowSeconds)
         console.finish()
         logger.info("stopped; longest loop pass \(Int((longestTickSeconds * 1000).rounded())) ms")
     }
 }
 
 extension Band: SyncServiceDelegate {
-    var isBusy: Bool { !practice.isIdle || linkPrompt.isActive }
+    var isBusy: Bool { practice.isBusy }
 
     func setClock(unixSeconds target: Double) -> Double {
         let moved = target - unixSeconds
-        unixOffsetSeconds += moved
-        do { try store.setClockOffsetSeconds(unixOffsetSeconds) } catch { logger.error("cannot store the clock offset: \(error)") }
-        nextPruneSeconds = -Double.infinity   // sessions' ages changed
+        recorder.moveDate(bySeconds: moved)
         logger.notice("a laptop set the band's date (moved \(Int(moved.rounded())) s)")
         return moved
     }
 
     func settingChanged(_ setting: BandSetting, to value: String) {
         logger.notice("a laptop set \(setting.rawValue) = \(value)")
+        apply(setting, value)
+    }
+}
+
+extension Band {
+    /// Starts raw capture for the session under way, if one is and none runs.
+    func startRawCapture() {
+        guard let start = sessionStartSeconds, recorder.isRecording, signals.rawCapture == nil else { return }
+        signals.rawCapture = RawSampleCapture(sessionStartSeconds: start)
+        logger.info("raw capture on: the session's accelerometer\(signals.heartRateConsent ? " and PPG" : "") samples are kept")
+    }
+
+    /// Stores the raw blocks finished since the last second; says once when the cap is reached.
+    func storeRawSamples() {
+        guard var capture = signals.rawCapture else { return }
+        recorder.appendRaw(capture.takeFinishedBlocks())
+        defer { signals.rawCapture = capture }
+        if capture.capReached && !capture.capReported {
+            capture.capReported = true
+            logger.warning("raw capture reached its cap of \(capture.maximumBytes >> 20) MiB for this session after \(capture.samplesTaken[.accelerometer] ?? 0) accelerometer and \(capture.samplesTaken[.ppg] ?? 0) PPG samples; the session goes on without raw samples")
+        }
+    }
+
+    /// A setting changed, on the band's menu or from a laptop (already stored): every part
+    /// that depends on it follows at once.
+    func apply(_ setting: BandSetting, _ value: String) {
+        practice.apply(setting, value)
         switch setting {
-        case .heightCentimeters: wearer.heightMeters = (Double(value) ?? 170) / 100
-        case .weightKilograms: wearer.weightKilograms = Double(value) ?? 70
-        case .retentionDays: nextPruneSeconds = -Double.infinity
-        default: break   // read at the next start (the band's own settings menu is issue 17's)
+        case .heightCentimeters:
+            let meters = (Double(value) ?? 170) / 100
+            signals.wearer.heightMeters = meters
+            practice.setDefaultStepLength(GaitModel.defaultStepLengthMeters(heightMeters: meters))
+        case .weightKilograms:
+            signals.wearer.weightKilograms = Double(value) ?? 70
+        case .retentionDays:
+            recorder.pruneSoon()
+        case .consentHeartRate:
+            let consent = value == "on"
+            signals.heartRateConsent = consent
+            hardware.heartRateSensor?.setEnabled(consent)
+        case .consentRawCapture:
+            if value == "on" {
+                startRawCapture()
+            } else if let capture = signals.rawCapture {
+                // Withdrawn: nothing more is taken, not even the samples not yet stored; what
+                // was stored while consent was given stays with the session.
+                signals.rawCapture = nil
+                logger.notice("raw capture stopped: consent withdrawn (\(capture.samplesTaken[.accelerometer] ?? 0) accelerometer and \(capture.samplesTaken[.ppg] ?? 0) PPG samples taken before)")
+            }
+        default:
+            break
         }
     }
 }

@@ -47,24 +47,26 @@ public final class BandStore: Sendable {
     private let writer: any DatabaseWriter
     /// The identity once read or made: it never changes afterwards (asked at every sync).
     private let knownIdentity = Mutex<BandIdentity?>(nil)
+    private let boardDefaultValues = Mutex<[BandSetting: String]>([:])
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
     /// Sessions left open by a crash or power loss are closed from their recorded seconds.
     public init(path: String?) throws {
         writer = try openDatabase(path: path)
         try Self.migrator.migrate(writer)
-        try recoverOpenSessions()
+        recovery = try Self.recover(writer)
     }
 
     /// Opens a store at an earlier schema version, for the upgrade tests.
     init(path: String?, upTo version: String) throws {
         writer = try openDatabase(path: path)
         try Self.migrator.migrate(writer, upTo: version)
+        recovery = Recovery()
     }
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-sync"]
+    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -117,6 +119,44 @@ public final class BandStore: Sendable {
                   "session_id" INTEGER PRIMARY KEY REFERENCES "session"("id") ON DELETE CASCADE,
                   "bytes" BLOB NOT NULL,
                   "crc32" INTEGER NOT NULL);
+                """)
+        }
+        migrator.registerMigration("v4-practice") { db in
+            // Pauses, the summary's new totals, every calibration kept (the one saved as a
+            // setting until now becomes the first; the old row is left, unread). Session data
+            // of the older encoding is encoded again by the band at its next start.
+            try db.execute(sql: """
+                ALTER TABLE "session_second" ADD COLUMN "paused" BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE "session" ADD COLUMN "max_hr_bpm" DOUBLE;
+                ALTER TABLE "session" ADD COLUMN "walking_s" INTEGER;
+                ALTER TABLE "session" ADD COLUMN "pauses" INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE "session" ADD COLUMN "paused_s" INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE "calibration" (
+                  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "unix" DOUBLE NOT NULL,
+                  "cadence_spm" DOUBLE NOT NULL,
+                  "step_length_m" DOUBLE);
+                INSERT INTO "calibration" ("unix", "cadence_spm", "step_length_m")
+                  SELECT json_extract("value", '$.unixSeconds'), json_extract("value", '$.cadenceStepsPerMinute'),
+                         json_extract("value", '$.stepLengthMeters')
+                  FROM "setting" WHERE "key" = 'calibration' AND json_valid("value")
+                  AND json_extract("value", '$.cadenceStepsPerMinute') IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v5-raw") { db in
+            // Raw sensor samples of a session, kept when the wearer consents
+            // (`consent_raw_capture`): fixed-width values per block (RawBlockTable).
+            try db.execute(sql: """
+                CREATE TABLE "session_raw_block" (
+                  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "session_id" INTEGER NOT NULL REFERENCES "session"("id") ON DELETE CASCADE,
+                  "sensor" TEXT NOT NULL CHECK ("sensor" IN ('accelerometer', 'ppg')),
+                  "start_ms" INTEGER NOT NULL CHECK ("start_ms" >= 0),
+                  "rate_mhz" INTEGER NOT NULL CHECK ("rate_mhz" > 0),
+                  "channels" INTEGER NOT NULL CHECK ("channels" BETWEEN 1 AND 3),
+                  "samples" INTEGER NOT NULL CHECK ("samples" > 0),
+                  "data" BLOB NOT NULL CHECK (length("data") = "samples" * "channels" * (CASE "sensor" WHEN 'accelerometer' THEN 2 ELSE 4 END)));
+                CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
                 """)
         }
         return migrator
@@ -175,15 +215,26 @@ public final class BandStore: Sendable {
 
     // MARK: Settings
 
+    /// Defaults the board file gives (its `[wearer]` and `[practice]`), in place of the
+    /// settings' own until the wearer or a laptop sets them. Values must be valid (`validate`).
+    public var boardDefaults: [BandSetting: String] {
+        get { boardDefaultValues.withLock { $0 } }
+        set { boardDefaultValues.withLock { $0 = newValue } }
+    }
+
+    private func defaultValue(_ setting: BandSetting) -> String {
+        boardDefaults[setting] ?? setting.defaultValue
+    }
+
     /// Every setting a companion may read, with its value (the default where never set).
     public func settings() throws -> [(BandSetting, String)] {
         try writer.read { db in
-            try BandSetting.allCases.map { ($0, try Self.setting(db, $0.rawValue) ?? $0.defaultValue) }
+            try BandSetting.allCases.map { ($0, try Self.setting(db, $0.rawValue) ?? defaultValue($0)) }
         }
     }
 
     public func setting(_ setting: BandSetting) throws -> String {
-        try writer.read { db in try Self.setting(db, setting.rawValue) ?? setting.defaultValue }
+        try writer.read { db in try Self.setting(db, setting.rawValue) ?? defaultValue(setting) }
     }
 
     /// Sets a setting; returns the value stored (canonical form).
@@ -205,24 +256,46 @@ public final class BandStore: Sendable {
         try writer.write { db in try Self.setSetting(db, "clock_offset_s", String(offset)) }
     }
 
+    /// The calibration in use: the latest.
     public func loadCalibration() throws -> Calibration? {
+        try calibrations().last
+    }
+
+    /// Every calibration kept, oldest first.
+    public func calibrations() throws -> [Calibration] {
         try writer.read { db in
-            guard let text = try Self.setting(db, "calibration") else { return nil }
-            return try? JSONDecoder().decode(Calibration.self, from: Data(text.utf8))
+            try Row.fetchAll(db, sql: #"SELECT * FROM "calibration" ORDER BY "unix", "id""#).map {
+                Calibration(cadenceStepsPerMinute: $0["cadence_spm"], stepLengthMeters: $0["step_length_m"], unixSeconds: $0["unix"])
+            }
         }
     }
 
+    /// Keeps a new calibration; it is the one in use from now on.
     public func saveCalibration(_ calibration: Calibration) throws {
-        let text = String(decoding: try JSONEncoder().encode(calibration), as: UTF8.self)
-        try writer.write { db in try Self.setSetting(db, "calibration", text) }
+        try writer.write { db in
+            try db.execute(sql: #"INSERT INTO "calibration" ("unix", "cadence_spm", "step_length_m") VALUES (?, ?, ?)"#,
+                           arguments: [calibration.unixSeconds, calibration.cadenceStepsPerMinute, calibration.stepLengthMeters])
+        }
     }
 
-    public func loadReductionPercent() throws -> Int? {
-        try writer.read { db in try Self.setting(db, BandSetting.reductionPercent.rawValue).flatMap { Int($0) } }
+    /// Every setting, typed (stored values, defaults where never set).
+    public func settingValues() throws -> BandSettingValues {
+        BandSettingValues(Dictionary(uniqueKeysWithValues: try settings()))
     }
 
-    public func saveReductionPercent(_ percent: Int) throws {
-        try set(.reductionPercent, to: String(percent))
+    /// A value the band keeps for itself (not a wearer's setting): the reminder's state, say.
+    public func internalValue(_ key: String) throws -> String? {
+        try writer.read { db in try Self.setting(db, "internal." + key) }
+    }
+
+    public func setInternalValue(_ key: String, _ value: String?) throws {
+        try writer.write { db in
+            if let value {
+                try Self.setSetting(db, "internal." + key, value)
+            } else {
+                try db.execute(sql: #"DELETE FROM "setting" WHERE "key" = ?"#, arguments: ["internal." + key])
+            }
+        }
     }
 
     private static func setting(_ db: Database, _ key: String) throws -> String? {
@@ -250,6 +323,16 @@ public final class BandStore: Sendable {
         try writer.write { db in try SecondRow(sessionID: sessionID, second).insert(db) }
     }
 
+    /// Appends raw sensor samples to a session under way (in one transaction).
+    public func appendRawBlocks(sessionID: Int64, _ blocks: [RawBlock]) throws {
+        try writer.write { db in try RawBlockTable.insert(db, sessionID: sessionID, blocks) }
+    }
+
+    /// The raw samples a session holds: samples per sensor, and the bytes they take here.
+    public func rawCounts(sessionID: Int64) throws -> (samples: [RawSensor: Int], bytes: Int) {
+        try writer.read { db in try RawBlockTable.counts(db, sessionID: sessionID) }
+    }
+
     /// Closes a session with its summary.
     public func endSession(sessionID: Int64, summary: SessionSummary) throws {
         try writer.write { db in
@@ -259,24 +342,61 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// Closes sessions a crash left open, with totals made from the seconds they recorded.
-    /// Returns how many were closed.
+    /// Deletes a session under way or finished (the wearer discarded it), with its seconds.
+    public func discardSession(sessionID: Int64) throws {
+        try writer.write { db in _ = try SessionRow.deleteOne(db, key: sessionID) }
+    }
+
+    /// What a start after a crash or power cut found.
+    public struct Recovery: Equatable, Sendable {
+        /// Walks closed from the seconds they recorded.
+        public var walksClosed = 0
+        /// Calibrations under way, discarded (a calibration is only good whole).
+        public var calibrationsDiscarded = 0
+
+        public init(walksClosed: Int = 0, calibrationsDiscarded: Int = 0) {
+            self.walksClosed = walksClosed
+            self.calibrationsDiscarded = calibrationsDiscarded
+        }
+    }
+
+    /// What opening the store recovered from a crash or power cut.
+    public let recovery: Recovery
+
+    /// Closes walks a crash left open, with totals made from the seconds they recorded, and
+    /// discards calibrations left open.
     @discardableResult
-    public func recoverOpenSessions() throws -> Int {
+    public func recoverOpenSessions() throws -> Recovery {
+        try Self.recover(writer)
+    }
+
+    private static func recover(_ writer: any DatabaseWriter) throws -> Recovery {
         try writer.write { db in
+            var recovery = Recovery()
             let open = try SessionRow.filter(SessionRow.Columns.endUnix == nil).fetchAll(db)
             for var row in open {
+                if row.sessionKind == .calibration {
+                    _ = try SessionRow.deleteOne(db, key: row.id!)
+                    recovery.calibrationsDiscarded += 1
+                    continue
+                }
+                recovery.walksClosed += 1
                 let seconds = try SecondRow.seconds(db, sessionID: row.id!)
                 let end = row.startUnix + Double((seconds.last?.offsetSeconds ?? -1) + 1)
                 row.apply(SessionTally(seconds).summary(kind: row.sessionKind, startUnixSeconds: row.startUnix, endUnixSeconds: end,
                                                         parameters: row.parameters))
                 try row.update(db)
             }
-            return open.count
+            return recovery
         }
     }
 
     // MARK: Reading and sync
+
+    /// Every session's id, finished or still open (being recorded), oldest first.
+    public func sessionIDs() throws -> [Int64] {
+        try writer.read { db in try Int64.fetchAll(db, sql: #"SELECT "id" FROM "session" ORDER BY "id""#) }
+    }
 
     /// Finished sessions with an id above `afterID` (all when nil), oldest first, at most `limit`.
     public func finishedSessions(afterID: Int64? = nil, limit: Int = .max) throws -> [StoredSession] {
@@ -290,11 +410,11 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// A finished session with its seconds.
+    /// A finished session with its seconds and raw samples.
     public func session(id: Int64) throws -> SessionRecord? {
         try writer.read { db in
             guard let row = try SessionRow.fetchOne(db, key: id), let summary = row.summary else { return nil }
-            return SessionRecord(summary: summary, seconds: try SecondRow.seconds(db, sessionID: id))
+            return SessionRecord(summary: summary, seconds: try SecondRow.seconds(db, sessionID: id), raw: try RawBlockTable.blocks(db, sessionID: id))
         }
     }
 
@@ -344,13 +464,16 @@ public final class BandStore: Sendable {
     }
 
     /// Finished sessions whose data is not encoded yet (made by an older build, or closed by
-    /// crash recovery), oldest first.
-    public func sessionsWithoutData() throws -> [Int64] {
+    /// crash recovery), or encoded in a version not among `versions` (the data's first byte;
+    /// nil takes any), oldest first.
+    public func sessionsWithoutData(versions: [UInt8]? = nil) throws -> [Int64] {
         try writer.read { db in
             try Int64.fetchAll(db, sql: """
                 SELECT "id" FROM "session" WHERE "end_unix" IS NOT NULL
-                AND "id" NOT IN (SELECT "session_id" FROM "session_data") ORDER BY "id"
-                """)
+                AND "id" NOT IN (SELECT "session_id" FROM "session_data" WHERE ? IS NULL
+                                 OR hex(substr("bytes", 1, 1)) IN (SELECT printf('%02X', value) FROM json_each(?)))
+                ORDER BY "id"
+                """, arguments: [versions == nil ? nil : 1, String(decoding: try JSONEncoder().encode((versions ?? []).map { Int($0) }), as: UTF8.self)])
         }
     }
 
@@ -383,8 +506,8 @@ public final class BandStore: Sendable {
     public func deleteEverything() throws {
         try writer.write { db in
             try db.execute(sql: """
-                DELETE FROM "session_data"; DELETE FROM "session_second"; DELETE FROM "session"; DELETE FROM "paired_laptop";
-                DELETE FROM "setting" WHERE "key" NOT IN ('band_id', 'clock_offset_s');
+                DELETE FROM "session_data"; DELETE FROM "session_raw_block"; DELETE FROM "session_second"; DELETE FROM "session"; DELETE FROM "paired_laptop";
+                DELETE FROM "calibration"; DELETE FROM "setting" WHERE "key" NOT IN ('band_id', 'clock_offset_s');
                 """)
         }
         knownIdentity.withLock { $0 = nil }

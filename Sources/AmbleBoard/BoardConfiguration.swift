@@ -59,12 +59,20 @@ public struct BoardConfiguration: Equatable, Sendable {
         public var ledCurrentMilliAmps: Double
     }
 
+    /// What a button is for (`role`): each role at most once; next and select are required.
+    public enum ButtonRole: String, Equatable, Sendable, CaseIterable {
+        case next, select, back
+    }
+
+    /// The pull resistor of an input line (`pull`).
+    public enum Pull: String, Equatable, Sendable, CaseIterable {
+        case up, down, none
+    }
+
     public struct ButtonSpec: Equatable, Sendable {
-        /// next, select or back.
-        public var role: String
+        public var role: ButtonRole
         public var line: LineSpec
-        /// up, down or none.
-        public var pull: String
+        public var pull: Pull
         public var debounceMilliseconds: Int
         public var longPressMilliseconds: Int
     }

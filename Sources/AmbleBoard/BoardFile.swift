@@ -67,6 +67,17 @@ struct TableReader {
         return allowed == nil ? text : text.lowercased()
     }
 
+    /// One of an enumeration's raw values, read like `string(_:default:allowed:)` (case does
+    /// not matter); the error lists the allowed values.
+    func choice<Value: RawRepresentable & CaseIterable>(_ key: String, default value: Value? = nil) throws(BoardError) -> Value where Value.RawValue == String {
+        let allowed = Value.allCases.map(\.rawValue)
+        let text = try string(key, default: value?.rawValue, allowed: allowed)
+        guard let chosen = Value(rawValue: text) else {
+            throw error(key, "\"\(text)\" is not one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
+        }
+        return chosen
+    }
+
     func int(_ key: String, default value: Int? = nil, range: ClosedRange<Int>) throws(BoardError) -> Int {
         guard let raw = table[key] else {
             if let value { return value }

@@ -7,7 +7,7 @@ enum BoardSchema {
     static func read(_ top: TableReader) throws(BoardError) -> BoardConfiguration {
         try top.rejectUnknownKeys(known: ["name", "platform", "accelerometer", "heart_rate", "motor", "button", "display", "wearer", "simulation", "practice", "storage"])
         let name = try top.string("name")
-        let platform = BoardConfiguration.Platform(rawValue: try top.string("platform", allowed: BoardConfiguration.Platform.allCases.map(\.rawValue)))!
+        let platform: BoardConfiguration.Platform = try top.choice("platform")
 
         guard let accelerometerTable = try top.subtable("accelerometer") else {
             throw top.error("accelerometer", "missing; every band needs an [accelerometer] table (chip, bus, address)")
@@ -25,18 +25,18 @@ enum BoardSchema {
         var buttons: [BoardConfiguration.ButtonSpec] = []
         for table in try top.arrayOfTables("button") {
             try table.rejectUnknownKeys(known: ["role", "chip", "line", "active_low", "pull", "debounce_ms", "long_press_ms"])
-            let role = try table.string("role", allowed: ["next", "select", "back"])
+            let role: BoardConfiguration.ButtonRole = try table.choice("role")
             if buttons.contains(where: { $0.role == role }) {
-                throw table.error("role", "a second \"\(role)\" button; each role once")
+                throw table.error("role", "a second \"\(role.rawValue)\" button; each role once")
             }
             buttons.append(BoardConfiguration.ButtonSpec(
                 role: role, line: try readLine(table, activeLowDefault: true),
-                pull: try table.string("pull", default: "up", allowed: ["up", "down", "none"]),
+                pull: try table.choice("pull", default: .up),
                 debounceMilliseconds: try table.int("debounce_ms", default: 20, range: 1...200),
                 longPressMilliseconds: try table.int("long_press_ms", default: 800, range: 300...5000)))
         }
-        for required in ["next", "select"] where !buttons.contains(where: { $0.role == required }) {
-            throw top.error("button", "no \"\(required)\" button; add a [[button]] with role = \"\(required)\" (a band needs next and select; back is optional)")
+        for required in [BoardConfiguration.ButtonRole.next, .select] where !buttons.contains(where: { $0.role == required }) {
+            throw top.error("button", "no \"\(required.rawValue)\" button; add a [[button]] with role = \"\(required.rawValue)\" (a band needs next and select; back is optional)")
         }
 
         var display: BoardConfiguration.DisplaySpec?

@@ -19,7 +19,9 @@ struct SessionJSON {
         objects.isEmpty ? "[]" : "[\n" + objects.map { "  " + $0.text }.joined(separator: ",\n") + "\n]"
     }
 
-    static func object(_ session: CompanionSession, seconds: [SessionSecond]?) -> SessionJSON {
+    /// `raw`, when given (`sessions show`), adds `raw`: null without raw samples, else their
+    /// counts per sensor.
+    static func object(_ session: CompanionSession, seconds: [SessionSecond]?, raw: [RawSensor: Int]? = nil) -> SessionJSON {
         let s = session.summary
         var fields: [(String, String)] = [
             ("id", String(session.id)),
@@ -40,15 +42,25 @@ struct SessionJSON {
             ("gap_s", String(s.gapSeconds)),
             ("rmssd_ms", s.rmssdMilliseconds.map { number($0, digits: 1) } ?? "null"),
             ("active_kcal", s.activeKilocalories.map { number($0, digits: 1) } ?? "null"),
+            ("max_hr_bpm", s.maximumHeartRateBPM.map { number($0, digits: 1) } ?? "null"),
+            ("walking_s", s.walkingSeconds.map(String.init) ?? "null"),
+            ("within_limit_share", s.withinLimitShare.map { number($0, digits: 3) } ?? "null"),
+            ("pauses", String(s.pauses)),
+            ("paused_s", String(s.pausedSeconds)),
+            ("speed_m_per_s", s.kind == .calibration ? (s.speedMetersPerSecond.map { number($0, digits: 2) } ?? "null") : "null"),
             ("band_id", string(session.bandID)),
             ("band_name", string(session.bandName)),
             ("band_session_id", String(session.bandSessionID)),
         ]
+        if let raw {
+            fields.append(("raw", raw.isEmpty ? "null"
+                : "{\"accelerometer_samples\": \(raw[.accelerometer] ?? 0), \"ppg_samples\": \(raw[.ppg] ?? 0)}"))
+        }
         if let seconds {
             let rows = seconds.map { r in
                 "{\"t\": \(r.offsetSeconds), \"steps\": \(r.steps), \"cadence_spm\": \(number(r.cadenceStepsPerMinute, digits: 1)), " +
                 "\"hr_bpm\": \(r.heartRateBPM.map { number($0, digits: 1) } ?? "null"), \"hr_confidence\": \(r.heartRateConfidence.map { number($0, digits: 2) } ?? "null"), " +
-                "\"over_limit\": \(r.overLimit), \"alerts\": \(r.alerts), \"accelerometer_gap\": \(r.accelerometerGap), \"hr_gap\": \(r.heartRateGap)}"
+                "\"over_limit\": \(r.overLimit), \"alerts\": \(r.alerts), \"accelerometer_gap\": \(r.accelerometerGap), \"hr_gap\": \(r.heartRateGap), \"paused\": \(r.paused)}"
             }
             fields.append(("seconds", rows.isEmpty ? "[]" : "[\n    " + rows.joined(separator: ",\n    ") + "\n  ]"))
         }
@@ -104,17 +116,24 @@ enum SessionText {
                      + (s.activeKilocalories.map { "   active energy \(Int($0.rounded())) kcal" } ?? ""))
         if let calibrated = s.parameters.calibratedCadenceStepsPerMinute, let limit = s.parameters.limitCadenceStepsPerMinute, let reduction = s.parameters.reductionPercent {
             lines.append("  pace limit     \(Int(limit.rounded())) steps/min (\(reduction)% under your normal \(Int(calibrated.rounded())))")
-            lines.append("  alerts         \(s.alerts)   time over the limit \(formatDuration(Double(s.timeOverLimitSeconds)))")
+            lines.append("  alerts         \(s.alerts)   time over the limit \(formatDuration(Double(s.timeOverLimitSeconds)))"
+                         + (s.withinLimitShare.map { "   within the limit \(Int(($0 * 100).rounded())) % of the walking time" } ?? ""))
+        }
+        if s.pauses > 0 {
+            lines.append("  pauses         \(s.pauses), \(formatDuration(Double(s.pausedSeconds))) in all (not counted against the limit)")
         }
         if s.kind == .calibration {
-            lines.append("  measured pace  " + (s.measuredCadenceStepsPerMinute.map { "\(Int($0.rounded())) steps/min" } ?? "none (calibration failed)"))
+            lines.append("  measured pace  " + (s.measuredCadenceStepsPerMinute.map { "\(Int($0.rounded())) steps/min" } ?? "none (calibration failed)")
+                         + (s.speedMetersPerSecond.map { ", \(formatOne($0 * 3.6)) km/h" } ?? ""))
         }
         let walking = seconds.filter { $0.cadenceStepsPerMinute > 0 }
         if !walking.isEmpty {
             let mean = walking.reduce(0) { $0 + $1.cadenceStepsPerMinute } / Double(walking.count)
             lines.append("  mean cadence   \(Int(mean.rounded())) steps/min while walking")
         }
-        lines.append("  heart rate     " + (s.averageHeartRateBPM.map { "\(Int($0.rounded())) bpm average" } ?? "no trustworthy reading") + (s.rmssdMilliseconds.map { ", RMSSD \(formatOne($0)) ms at rest" } ?? ""))
+        lines.append("  heart rate     " + (s.averageHeartRateBPM.map { "\(Int($0.rounded())) bpm average" } ?? "no trustworthy reading")
+                     + (s.maximumHeartRateBPM.map { ", \(Int($0.rounded())) max" } ?? "")
+                     + (s.rmssdMilliseconds.map { ", RMSSD \(formatOne($0)) ms at rest" } ?? ""))
         if s.gapSeconds > 0 { lines.append("  sensor gaps    \(s.gapSeconds) s without data from a sensor") }
         if !seconds.isEmpty {
             lines.append("")

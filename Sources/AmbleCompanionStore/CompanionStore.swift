@@ -162,7 +162,7 @@ public final class CompanionStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-pairing"]
+    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -222,6 +222,32 @@ public final class CompanionStore: Sendable {
                   "crc32" INTEGER NOT NULL,
                   "bytes" BLOB NOT NULL CHECK (length("bytes") <= "total_length"),
                   PRIMARY KEY ("band_id", "band_session_id"));
+                """)
+        }
+        migrator.registerMigration("v4-practice") { db in
+            // Pauses and the summary's new totals (sessions synced before have none).
+            try db.execute(sql: """
+                ALTER TABLE "session_second" ADD COLUMN "paused" BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE "session" ADD COLUMN "max_hr_bpm" DOUBLE;
+                ALTER TABLE "session" ADD COLUMN "walking_s" INTEGER;
+                ALTER TABLE "session" ADD COLUMN "pauses" INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE "session" ADD COLUMN "paused_s" INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
+        migrator.registerMigration("v5-raw") { db in
+            // Raw sensor samples synced with a session (`consent_raw_capture` on the band):
+            // fixed-width values per block (RawBlockTable), for `amble sessions export`.
+            try db.execute(sql: """
+                CREATE TABLE "session_raw_block" (
+                  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "session_id" INTEGER NOT NULL REFERENCES "session"("id") ON DELETE CASCADE,
+                  "sensor" TEXT NOT NULL CHECK ("sensor" IN ('accelerometer', 'ppg')),
+                  "start_ms" INTEGER NOT NULL CHECK ("start_ms" >= 0),
+                  "rate_mhz" INTEGER NOT NULL CHECK ("rate_mhz" > 0),
+                  "channels" INTEGER NOT NULL CHECK ("channels" BETWEEN 1 AND 3),
+                  "samples" INTEGER NOT NULL CHECK ("samples" > 0),
+                  "data" BLOB NOT NULL CHECK (length("data") = "samples" * "channels" * (CASE "sensor" WHEN 'accelerometer' THEN 2 ELSE 4 END)));
+                CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
                 """)
         }
         return migrator
@@ -341,6 +367,7 @@ public final class CompanionStore: Sendable {
             try session.insert(db)
             guard let id = session.id else { return nil }
             try SecondRow.insertAll(db, sessionID: id, record.seconds)
+            try RawBlockTable.insert(db, sessionID: id, record.raw)
             return id
         }
     }
@@ -396,6 +423,17 @@ public final class CompanionStore: Sendable {
                   let session = try Self.companionSession(row) else { return nil }
             return (session, try SecondRow.seconds(db, sessionID: id))
         }
+    }
+
+    /// A session's raw sensor samples, blocks in time order per sensor (empty when the band
+    /// captured none: `consent_raw_capture` was off).
+    public func rawBlocks(sessionID: Int64) throws -> [RawBlock] {
+        try writer.read { db in try RawBlockTable.blocks(db, sessionID: sessionID) }
+    }
+
+    /// Raw samples per sensor a session holds (none when it has none).
+    public func rawSampleCounts(sessionID: Int64) throws -> [RawSensor: Int] {
+        try writer.read { db in try RawBlockTable.counts(db, sessionID: sessionID).samples }
     }
 
     /// The session that started last.

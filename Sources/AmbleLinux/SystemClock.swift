@@ -19,3 +19,12 @@ public final class SystemClock: BandClock {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
+
+/// The machine's local time zone's offset from UTC at `unixSeconds` (daylight saving
+/// included), seconds east of Greenwich: what `localtime_r` says from `/etc/localtime` or `TZ`.
+public func localUTCOffsetSeconds(atUnixSeconds unixSeconds: Double) -> Int {
+    var time = time_t(unixSeconds.rounded(.down))
+    var local = tm()
+    guard localtime_r(&time, &local) != nil else { return 0 }
+    return Int(local.tm_gmtoff)
+}

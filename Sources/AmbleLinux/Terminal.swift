@@ -101,3 +101,11 @@ public final class DirectoryLock {
 
     deinit { closeDescriptor(fd) }
 }
+
+/// The width of the terminal on standard output, in columns; nil when it is not a terminal
+/// or does not say (asked again each time, so a resized window is followed).
+public func standardOutputColumns() -> Int? {
+    var size = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
+}

@@ -26,8 +26,10 @@ public struct SessionSecond: Codable, Equatable, Sendable {
     public var accelerometerGap: Bool
     /// The heart-rate sensor gave no data for (part of) this second.
     public var heartRateGap: Bool
+    /// The wearer had paused the walk: this second counts neither for nor against the limit.
+    public var paused: Bool
 
-    public init(offsetSeconds: Int, steps: Int, cadenceStepsPerMinute: Double, heartRateBPM: Double? = nil, heartRateConfidence: Double? = nil, overLimit: Bool = false, alerts: Int = 0, accelerometerGap: Bool = false, heartRateGap: Bool = false) {
+    public init(offsetSeconds: Int, steps: Int, cadenceStepsPerMinute: Double, heartRateBPM: Double? = nil, heartRateConfidence: Double? = nil, overLimit: Bool = false, alerts: Int = 0, accelerometerGap: Bool = false, heartRateGap: Bool = false, paused: Bool = false) {
         self.offsetSeconds = offsetSeconds
         self.steps = steps
         self.cadenceStepsPerMinute = cadenceStepsPerMinute
@@ -37,7 +39,12 @@ public struct SessionSecond: Codable, Equatable, Sendable {
         self.alerts = alerts
         self.accelerometerGap = accelerometerGap
         self.heartRateGap = heartRateGap
+        self.paused = paused
     }
+
+    /// Walking in this second (a cadence, and not paused): what the share within the limit
+    /// is a share of.
+    public var isWalking: Bool { cadenceStepsPerMinute > 0 && !paused }
 }
 
 /// The settings a session ran with.
@@ -83,8 +90,16 @@ public struct SessionSummary: Codable, Equatable, Sendable {
     /// Active energy of the walking (ACSM walking equation and the wearer's weight), kcal;
     /// nil when not known (a session recovered after a crash).
     public var activeKilocalories: Double?
+    /// Highest per-second heart rate; nil if none had a value.
+    public var maximumHeartRateBPM: Double?
+    /// Seconds spent walking (a cadence, not paused); nil for sessions stored before it was kept.
+    public var walkingSeconds: Int?
+    /// Pauses the wearer took, and the seconds they lasted (not counted against the limit).
+    public var pauses: Int
+    public var pausedSeconds: Int
 
-    public init(kind: SessionKind, startUnixSeconds: Double, endUnixSeconds: Double, parameters: SessionParameters, steps: Int, distanceMeters: Double, averageHeartRateBPM: Double?, alerts: Int, timeOverLimitSeconds: Int, gapSeconds: Int, rmssdMilliseconds: Double? = nil, measuredCadenceStepsPerMinute: Double? = nil, activeKilocalories: Double? = nil) {
+    public init(kind: SessionKind, startUnixSeconds: Double, endUnixSeconds: Double, parameters: SessionParameters, steps: Int, distanceMeters: Double, averageHeartRateBPM: Double?, alerts: Int, timeOverLimitSeconds: Int, gapSeconds: Int, rmssdMilliseconds: Double? = nil, measuredCadenceStepsPerMinute: Double? = nil, activeKilocalories: Double? = nil,
+                maximumHeartRateBPM: Double? = nil, walkingSeconds: Int? = nil, pauses: Int = 0, pausedSeconds: Int = 0) {
         self.kind = kind
         self.startUnixSeconds = startUnixSeconds
         self.endUnixSeconds = endUnixSeconds
@@ -98,9 +113,25 @@ public struct SessionSummary: Codable, Equatable, Sendable {
         self.rmssdMilliseconds = rmssdMilliseconds
         self.measuredCadenceStepsPerMinute = measuredCadenceStepsPerMinute
         self.activeKilocalories = activeKilocalories
+        self.maximumHeartRateBPM = maximumHeartRateBPM
+        self.walkingSeconds = walkingSeconds
+        self.pauses = pauses
+        self.pausedSeconds = pausedSeconds
     }
 
     public var durationSeconds: Double { endUnixSeconds - startUnixSeconds }
+
+    /// Of the time spent walking, the share within the pace limit (0...1); nil without a limit
+    /// or without walking.
+    public var withinLimitShare: Double? {
+        guard parameters.limitCadenceStepsPerMinute != nil, let walking = walkingSeconds, walking > 0 else { return nil }
+        return Double(max(0, walking - timeOverLimitSeconds)) / Double(walking)
+    }
+
+    /// Walking speed, metres per second, for a calibration's result (cadence × step length).
+    public var speedMetersPerSecond: Double? {
+        measuredCadenceStepsPerMinute.map { $0 / 60 * parameters.stepLengthMeters }
+    }
 }
 
 /// Running totals of a session's seconds: the one place a summary is computed from rows.
@@ -110,8 +141,15 @@ public struct SessionTally: Equatable, Sendable {
     public private(set) var alerts = 0
     public private(set) var overLimitSeconds = 0
     public private(set) var gapSeconds = 0
+    public private(set) var walkingSeconds = 0
+    public private(set) var pauses = 0
+    public private(set) var pausedSeconds = 0
+    public private(set) var maximumHeartRateBPM: Double?
+    /// Active energy so far, kcal (from `add(_:kilocalories:)`; nil if never given).
+    public private(set) var kilocalories: Double?
     private var heartRateSum = 0.0
     private var heartRateCount = 0
+    private var lastPaused = false
 
     public init() {}
 
@@ -119,16 +157,25 @@ public struct SessionTally: Equatable, Sendable {
         for row in rows { add(row) }
     }
 
-    public mutating func add(_ row: SessionSecond) {
+    /// Adds a second; `kilocalories`, when given, is the active energy spent in it.
+    public mutating func add(_ row: SessionSecond, kilocalories: Double? = nil) {
         seconds += 1
         steps += row.steps
         alerts += row.alerts
-        if row.overLimit { overLimitSeconds += 1 }
+        if row.overLimit && !row.paused { overLimitSeconds += 1 }
         if row.accelerometerGap || row.heartRateGap { gapSeconds += 1 }
+        if row.isWalking { walkingSeconds += 1 }
+        if row.paused {
+            pausedSeconds += 1
+            if !lastPaused { pauses += 1 }
+        }
+        lastPaused = row.paused
         if let bpm = row.heartRateBPM {
             heartRateSum += bpm
             heartRateCount += 1
+            maximumHeartRateBPM = max(maximumHeartRateBPM ?? bpm, bpm)
         }
+        if let kilocalories { self.kilocalories = (self.kilocalories ?? 0) + kilocalories }
     }
 
     public var averageHeartRateBPM: Double? {
@@ -140,7 +187,9 @@ public struct SessionTally: Equatable, Sendable {
             kind: kind, startUnixSeconds: startUnixSeconds, endUnixSeconds: endUnixSeconds, parameters: parameters,
             steps: steps, distanceMeters: Double(steps) * parameters.stepLengthMeters,
             averageHeartRateBPM: averageHeartRateBPM, alerts: alerts, timeOverLimitSeconds: overLimitSeconds,
-            gapSeconds: gapSeconds, rmssdMilliseconds: rmssdMilliseconds, measuredCadenceStepsPerMinute: measuredCadenceStepsPerMinute
+            gapSeconds: gapSeconds, rmssdMilliseconds: rmssdMilliseconds, measuredCadenceStepsPerMinute: measuredCadenceStepsPerMinute,
+            activeKilocalories: kilocalories, maximumHeartRateBPM: maximumHeartRateBPM, walkingSeconds: walkingSeconds,
+            pauses: pauses, pausedSeconds: pausedSeconds
         )
     }
 }
@@ -165,10 +214,14 @@ public struct PartialDownload: Equatable, Sendable {
 public struct SessionRecord: Codable, Equatable, Sendable {
     public var summary: SessionSummary
     public var seconds: [SessionSecond]
+    /// Raw sensor samples, in time order per sensor; empty unless the wearer consented to raw
+    /// capture (`consent_raw_capture`) while the session was recorded.
+    public var raw: [RawBlock]
 
-    public init(summary: SessionSummary, seconds: [SessionSecond]) {
+    public init(summary: SessionSummary, seconds: [SessionSecond], raw: [RawBlock] = []) {
         self.summary = summary
         self.seconds = seconds
+        self.raw = raw
     }
 }
 

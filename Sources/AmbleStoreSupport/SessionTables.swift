@@ -38,6 +38,11 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
     public var limitCadenceSpm: Double?
     public var stepLengthM: Double
     public var activeKcal: Double?
+    /// Since schema v4: the highest heart rate, the seconds walked, the pauses (count, seconds).
+    public var maxHrBpm: Double?
+    public var walkingS: Int?
+    public var pauses: Int
+    public var pausedS: Int
     /// Laptop only: the band the session came from and the band's id for it.
     public var bandID: String?
     public var bandSessionID: Int64?
@@ -51,6 +56,7 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
         case measuredCadenceSpm = "measured_cadence_spm", calibratedCadenceSpm = "calibrated_cadence_spm"
         case reductionPercent = "reduction_percent", limitCadenceSpm = "limit_cadence_spm", stepLengthM = "step_length_m"
         case activeKcal = "active_kcal", bandID = "band_id", bandSessionID = "band_session_id", syncedUnix = "synced_unix"
+        case maxHrBpm = "max_hr_bpm", walkingS = "walking_s", pauses, pausedS = "paused_s"
     }
 
     /// A session just begun: its parameters, no summary yet.
@@ -62,6 +68,8 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
         alerts = 0
         timeOverLimitS = 0
         gapS = 0
+        pauses = 0
+        pausedS = 0
         calibratedCadenceSpm = parameters.calibratedCadenceStepsPerMinute
         reductionPercent = parameters.reductionPercent
         limitCadenceSpm = parameters.limitCadenceStepsPerMinute
@@ -87,6 +95,10 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
         measuredCadenceSpm = summary.measuredCadenceStepsPerMinute
         stepLengthM = summary.parameters.stepLengthMeters
         activeKcal = summary.activeKilocalories
+        maxHrBpm = summary.maximumHeartRateBPM
+        walkingS = summary.walkingSeconds
+        pauses = summary.pauses
+        pausedS = summary.pausedSeconds
     }
 
     public var sessionKind: SessionKind { SessionKind(rawValue: kind) ?? .mindfulWalk }
@@ -102,7 +114,8 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
         return SessionSummary(kind: sessionKind, startUnixSeconds: startUnix, endUnixSeconds: endUnix, parameters: parameters,
                               steps: steps, distanceMeters: distanceM, averageHeartRateBPM: avgHrBpm, alerts: alerts,
                               timeOverLimitSeconds: timeOverLimitS, gapSeconds: gapS, rmssdMilliseconds: rmssdMs,
-                              measuredCadenceStepsPerMinute: measuredCadenceSpm, activeKilocalories: activeKcal)
+                              measuredCadenceStepsPerMinute: measuredCadenceSpm, activeKilocalories: activeKcal,
+                              maximumHeartRateBPM: maxHrBpm, walkingSeconds: walkingS, pauses: pauses, pausedSeconds: pausedS)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -127,6 +140,10 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
         container[CodingKeys.limitCadenceSpm.rawValue] = limitCadenceSpm
         container[CodingKeys.stepLengthM.rawValue] = stepLengthM
         container[CodingKeys.activeKcal.rawValue] = activeKcal
+        container[CodingKeys.maxHrBpm.rawValue] = maxHrBpm
+        container[CodingKeys.walkingS.rawValue] = walkingS
+        container[CodingKeys.pauses.rawValue] = pauses
+        container[CodingKeys.pausedS.rawValue] = pausedS
         if let bandID { container[CodingKeys.bandID.rawValue] = bandID }
         if let bandSessionID { container[CodingKeys.bandSessionID.rawValue] = bandSessionID }
         if let syncedUnix { container[CodingKeys.syncedUnix.rawValue] = syncedUnix }
@@ -151,6 +168,10 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
         limitCadenceSpm = row[CodingKeys.limitCadenceSpm.rawValue]
         stepLengthM = row[CodingKeys.stepLengthM.rawValue]
         activeKcal = row.hasColumn(CodingKeys.activeKcal.rawValue) ? row[CodingKeys.activeKcal.rawValue] : nil
+        maxHrBpm = row.hasColumn(CodingKeys.maxHrBpm.rawValue) ? row[CodingKeys.maxHrBpm.rawValue] : nil
+        walkingS = row.hasColumn(CodingKeys.walkingS.rawValue) ? row[CodingKeys.walkingS.rawValue] : nil
+        pauses = row.hasColumn(CodingKeys.pauses.rawValue) ? row[CodingKeys.pauses.rawValue] : 0
+        pausedS = row.hasColumn(CodingKeys.pausedS.rawValue) ? row[CodingKeys.pausedS.rawValue] : 0
         bandID = row.hasColumn(CodingKeys.bandID.rawValue) ? row[CodingKeys.bandID.rawValue] : nil
         bandSessionID = row.hasColumn(CodingKeys.bandSessionID.rawValue) ? row[CodingKeys.bandSessionID.rawValue] : nil
         syncedUnix = row.hasColumn(CodingKeys.syncedUnix.rawValue) ? row[CodingKeys.syncedUnix.rawValue] : nil
@@ -176,11 +197,14 @@ public struct SecondRow: Codable, Equatable, Sendable, FetchableRecord, Persista
     public var alerts: Int
     public var accelerometerGap: Bool
     public var hrGap: Bool
+    /// Since schema v4.
+    public var paused: Bool
 
     enum CodingKeys: String, CodingKey {
         case steps, alerts
         case sessionID = "session_id", offset = "offset_s", cadenceSpm = "cadence_spm", hrBpm = "hr_bpm"
         case hrConfidence = "hr_confidence", overLimit = "over_limit", accelerometerGap = "accelerometer_gap", hrGap = "hr_gap"
+        case paused
     }
 
     public init(sessionID: Int64, _ second: SessionSecond) {
@@ -194,26 +218,27 @@ public struct SecondRow: Codable, Equatable, Sendable, FetchableRecord, Persista
         alerts = second.alerts
         accelerometerGap = second.accelerometerGap
         hrGap = second.heartRateGap
+        paused = second.paused
     }
 
     public var second: SessionSecond {
         SessionSecond(offsetSeconds: offset, steps: steps, cadenceStepsPerMinute: cadenceSpm, heartRateBPM: hrBpm,
                       heartRateConfidence: hrConfidence, overLimit: overLimit, alerts: alerts,
-                      accelerometerGap: accelerometerGap, heartRateGap: hrGap)
+                      accelerometerGap: accelerometerGap, heartRateGap: hrGap, paused: paused)
     }
 
     /// Inserts a whole session's seconds with one prepared statement: a synced hour is 3600
     /// rows, and a record insert each (it builds its SQL and values per row) took 9 us a row,
     /// a third of a sync over TCP.
     public static func insertAll(_ db: Database, sessionID: Int64, _ seconds: [SessionSecond]) throws {
-        let columns: [CodingKeys] = [.sessionID, .offset, .steps, .cadenceSpm, .hrBpm, .hrConfidence, .overLimit, .alerts, .accelerometerGap, .hrGap]
+        let columns: [CodingKeys] = [.sessionID, .offset, .steps, .cadenceSpm, .hrBpm, .hrConfidence, .overLimit, .alerts, .accelerometerGap, .hrGap, .paused]
         let statement = try db.cachedStatement(sql: """
             INSERT INTO "\(databaseTableName)" (\(columns.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")))
             VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
             """)
         for s in seconds {
             statement.setUncheckedArguments([sessionID, s.offsetSeconds, s.steps, s.cadenceStepsPerMinute, s.heartRateBPM, s.heartRateConfidence,
-                                             s.overLimit, s.alerts, s.accelerometerGap, s.heartRateGap])
+                                             s.overLimit, s.alerts, s.accelerometerGap, s.heartRateGap, s.paused])
             try statement.execute()
         }
     }

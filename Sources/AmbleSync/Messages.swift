@@ -133,8 +133,9 @@ public enum SyncMessage: Equatable, Sendable {
     }
 
     /// The versions of this message set this build speaks.
-    public static let lowestVersion = 2
-    public static let highestVersion = 2
+    /// Version 3 (Amble with pauses) carries the session summary of session data version 2.
+    public static let lowestVersion = 3
+    public static let highestVersion = 3
     /// Largest chunk of session data in one answer, bytes (a frame stays under 16 KB).
     public static let maximumChunkLength = 12 << 10
     /// Most sessions in one list answer (fewer when their summaries would not fit a frame).

@@ -17,8 +17,8 @@ struct AmbledCommand: ParsableCommand {
         """
     )
 
-    @Option(help: "The board file (boards/*.toml). Default: boards/sim.toml in the current directory.")
-    var board: String = "boards/sim.toml"
+    @Option(help: "The board file (boards/*.toml). Default: /etc/amble/board.toml when present, else the simulated board (boards/sim.toml) next to ambled or in the current directory.")
+    var board: String?
 
     @Option(help: "Where the band keeps its store. Default: $XDG_DATA_HOME/ambled or ~/.local/share/ambled.")
     var dataDir: String?
@@ -63,16 +63,24 @@ struct AmbledCommand: ParsableCommand {
     }
 
     func run() throws {
-        let console = Console(isTerminal: standardOutputIsTerminal())
+        let console = Console(isTerminal: standardOutputIsTerminal(), columns: { standardOutputColumns() })
+        let environment = processEnvironment()
         let level = Logger.Level(rawValue: logLevel) ?? .info
-        var logger = Logger(label: "ambled") { label in ConsoleLogHandler(label: label, console: console) }
+        // On a terminal, logs share it with the status line; otherwise (a service, a pipe)
+        // they go to standard error, with the journal's priorities when it is the journal.
+        var logger = Logger(label: "ambled") { label in
+            console.isTerminal ? ConsoleLogHandler(label: label, console: console) as any LogHandler
+                : ServiceLogHandler.standardError(label: label, environment: environment)
+        }
         logger.logLevel = level
 
         let configuration: BoardConfiguration
         do {
-            configuration = try BoardFile.load(path: board)
+            let path = try board ?? defaultBoardPath(fileExists: isReadableFile(atPath:), executablePath: currentExecutablePath(),
+                                                     currentDirectory: currentDirectoryPath())
+            configuration = try BoardFile.load(path: path)
         } catch {
-            writeStandardError("ambled: error: \(error)\n")
+            failToStart(error, environment: environment)
             throw ExitCode(2)
         }
         var options = BandOptions(dataDirectory: dataDir ?? BandOptions.defaultDataDirectory)
@@ -87,11 +95,23 @@ struct AmbledCommand: ParsableCommand {
         do {
             band = try BandAssembly.build(board: configuration, options: options, console: console, logger: logger)
         } catch {
-            writeStandardError("ambled: error: \(error)\n")
+            failToStart(error, environment: environment)
             throw ExitCode(2)
+        }
+        do {
+            band.serviceNotifier = try ServiceNotifier(environment: environment)
+        } catch {
+            logger.warning("cannot tell systemd the band's state: \(error)")
         }
         logger.info("\(configuration.name) started (\(configuration.platform.rawValue), store \(options.dataDirectory)/band.sqlite\(speed != 1 ? ", speed x\(speed)" : ""))")
         let status = band.run()
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+/// Says why the band cannot start, on standard error: with the journal's error priority when
+/// systemd reads it (so `journalctl -p err` shows it), else as `ambled: error: ...`.
+private func failToStart(_ error: any Error, environment: [String: String]) {
+    let prefix = standardErrorLogStyle(environment: environment) == .journal ? "<3>" : ""
+    _ = writeStandardError("\(prefix)ambled: error: \(error)\n")
 }

@@ -23,7 +23,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail("usage: bench-sync size BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS")
+    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS")
 }
 
 switch command {
@@ -42,6 +42,40 @@ case "size":
               + String(format: "%.2f", Double(data.count) / max(seconds, 1)) + " bytes per recorded second")
     }
     print("all: \(totalBytes) bytes for \(Int(totalSeconds)) s: " + String(format: "%.2f", Double(totalBytes) / max(totalSeconds, 1)) + " bytes per recorded second")
+
+case "consent-raw":
+    // Turns raw capture on in BAND_DB (made if missing), before ambled records into it.
+    guard arguments.count == 2 else { fail("consent-raw BAND_DB") }
+    try BandStore(path: arguments[1]).set(.consentRawCapture, to: "on")
+
+case "raw":
+    // Raw capture's cost per session of BAND_DB: the bytes its raw blocks take in the band's
+    // store, and what they add to the session data the link sends, per second of session.
+    guard arguments.count == 2 else { fail("raw BAND_DB") }
+    let store = try BandStore(path: arguments[1])
+    func perSecond(_ bytes: Int, _ seconds: Double) -> String { String(format: "%.0f", Double(bytes) / max(seconds, 1)) }
+    for session in try store.finishedSessions() {
+        guard var record = try store.session(id: session.id), !record.raw.isEmpty else { continue }
+        let duration = session.summary.durationSeconds
+        let stored = try store.rawCounts(sessionID: session.id)
+        // The uncompressed length follows the version byte.
+        func uncompressedLength(_ data: [UInt8]) throws -> Int {
+            var reader = BinaryReader(data)
+            _ = try reader.byte()
+            return try reader.count(limit: SessionCoding.maximumRawLength)
+        }
+        let withRawData = SessionCoding.encode(record)
+        let withRaw = withRawData.count
+        record.raw = []
+        let withoutRawData = SessionCoding.encode(record)
+        let withoutRaw = withoutRawData.count
+        let rawColumns = try uncompressedLength(withRawData) - uncompressedLength(withoutRawData)
+        print("session \(session.id) (\(session.summary.kind.rawValue)), \(Int(duration)) s: "
+              + "\(stored.samples[.accelerometer] ?? 0) accelerometer and \(stored.samples[.ppg] ?? 0) PPG samples in \(record.seconds.count) s; "
+              + "band store \(stored.bytes) bytes (\(perSecond(stored.bytes, duration)) B/s); "
+              + "link: raw section \(rawColumns) bytes before zlib (\(perSecond(rawColumns, duration)) B/s), session data \(withRaw) bytes with raw, \(withoutRaw) without: "
+              + "\(perSecond(withRaw - withoutRaw, duration)) B/s for the raw samples")
+    }
 
 case "phases":
     // Where a sync's time goes on the laptop, for the sessions of BAND_DB: decoding their data

@@ -4,7 +4,7 @@
 // not a test; nothing is written.
 
 import AmbleRecordings
-import AmbleSignal
+@_spi(Diagnostics) import AmbleSignal
 import ArgumentParser
 import Dispatch
 
@@ -46,11 +46,17 @@ struct ScoreSteps: ParsableCommand {
     @Flag(help: "Skip the moved-parameter draws.")
     var noDraws = false
 
+    @Flag(help: "Print every draw's figures and its parameters' moves.")
+    var eachDraw = false
+
     @Flag(help: "Print every recording's count.")
     var files = false
 
     @Flag(help: "List the parameters and their values, and stop.")
     var list = false
+
+    @Option(help: ArgumentHelp("Print one recording's analysis windows, one line per second, and stop.", valueName: "file"))
+    var trace: String?
 
     func baseParameters() throws -> StepCounter.Parameters {
         var parameters = StepCounter.Parameters.standard
@@ -71,6 +77,10 @@ struct ScoreSteps: ParsableCommand {
         let base = try baseParameters()
         if list {
             for named in StepCounter.Parameters.all { print("\(named.name) = \(format(base[keyPath: named.keyPath]))") }
+            return
+        }
+        if let trace {
+            try printTrace(path: trace, parameters: base)
             return
         }
         let set = try LabelledSet(folders: folders)
@@ -96,12 +106,22 @@ struct ScoreSteps: ParsableCommand {
         var moved: [[String: DeviceFigures]] = []
         if !noDraws {
             var random = SplitMix(seed: seed)
-            for _ in 0 ..< draws {
+            for draw in 0 ..< draws {
                 var parameters = base
+                var moves: [String] = []
                 for named in StepCounter.Parameters.all {
-                    parameters[keyPath: named.keyPath] *= 1 + spread * (2 * random.nextUnit() - 1)
+                    let factor = 1 + spread * (2 * random.nextUnit() - 1)
+                    parameters[keyPath: named.keyPath] *= factor
+                    moves.append("\(named.name) \(fixed(100 * (factor - 1), 0)) %")
                 }
-                moved.append(set.score(parameters).byDevice)
+                let figures = set.score(parameters).byDevice
+                moved.append(figures)
+                if eachDraw {
+                    print("draw \(draw + 1): " + devices.map { device in
+                        "\(device) \(percent(figures[device]?.walkingMAPE)) / \(perHour(figures[device]?.falseStepsPerHour))"
+                    }.joined(separator: ", "))
+                    print("  " + moves.joined(separator: ", "))
+                }
             }
         }
 
@@ -140,6 +160,25 @@ struct ScoreSteps: ParsableCommand {
             }
         }
     }
+}
+
+/// One recording's windows, as the counter saw them (`--trace`).
+func printTrace(path: String, parameters: StepCounter.Parameters) throws {
+    var counter = StepCounter(parameters: parameters)
+    counter.recordsFrames = true
+    try AccelerationRecording(path: path).forEachRow { row in
+        _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
+                                               isMagnitudeOnly: row.yG == 0 && row.zG == 0))
+    }
+    _ = counter.finish()
+    print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  on_step  at_followed  followed_step_s  cadence  steps")
+    for r in counter.frameRecords {
+        func f(_ v: Double?, _ digits: Int = 2) -> String { v.map { fixed($0, digits) } ?? "-" }
+        print([f(r.timeSeconds, 1), f(r.basePeriodSeconds), f(r.periodicity), f(r.strideVote), f(r.rmsG, 3),
+               r.isCandidate ? "yes" : "no", r.heelStrikesOnStep ? "yes" : "no", f(r.periodicityAtFollowed), f(r.followedStepPeriodSeconds), f(r.cadenceStepsPerMinute, 0), String(r.totalSteps)]
+            .map { pad($0, 7) }.joined(separator: " "))
+    }
+    print("total \(counter.totalSteps) steps, walking \(fixed(counter.walkingSeconds, 1)) s")
 }
 
 /// Figures of one device: walking MAPE (%) and pooled false steps per hour.
@@ -280,6 +319,15 @@ func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(
 func format(_ value: Double) -> String {
     let rounded = (value * 1000).rounded() / 1000
     return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+}
+/// `value` with `digits` decimals.
+func fixed(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0 ..< digits { scale *= 10 }
+    let scaled = Int((abs(value) * scale).rounded())
+    let whole = scaled / Int(scale), part = scaled % Int(scale)
+    let decimals = digits > 0 ? "." + String(repeating: "0", count: digits - String(part).count) + String(part) : ""
+    return (value < 0 && scaled > 0 ? "-" : "") + String(whole) + decimals
 }
 func percent(_ value: Double?) -> String { value.map { format(($0 * 10).rounded() / 10) + " %" } ?? "-" }
 func perHour(_ value: Double?) -> String { value.map { String(Int($0.rounded())) } ?? "-" }

@@ -1,5 +1,6 @@
 import AmbleBandStore
 import Foundation
+import Synchronization
 import Testing
 
 /// The built `ambled`, next to the test bundle (`swift build --build-tests` builds it).
@@ -21,8 +22,7 @@ struct AmbledProcessTests {
         0:01 press select
         +1   walk 110
         +66  stop
-        +6   press next
-        +1   press select
+        +8   press select
         +1   press select
         +1   walk 85
         """
@@ -35,20 +35,25 @@ struct AmbledProcessTests {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        // Read the band's output until the walk has run for a while.
-        var log = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !log.contains("WALK 0:3") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            log += String(decoding: data, as: UTF8.self)
+        // Read the band's log (no terminal: no status lines, only log lines) until the walk
+        // has begun, then let it run for about 30 band seconds.
+        let collected = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            collected.withLock { $0 += text }
         }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !collected.withLock({ $0.contains("mindful-walk session 2 started") }) { usleep(20_000) }
+        usleep(600_000)   // 30 band seconds at --speed 50
+        let log = collected.withLock { $0 }
         #expect(log.contains("mindful-walk session 2 started"), "\(log.suffix(400))")
+        #expect(!log.contains("WALK 0:"), "without a terminal, no status lines: \(log.suffix(400))")
         process.terminate()  // SIGTERM
         let stopDeadline = Date().addingTimeInterval(20)
         while process.isRunning && Date() < stopDeadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
         #expect(process.terminationReason == .exit, "ambled stopped on SIGTERM by itself")
         #expect(process.terminationStatus == 0)
         let sessions = try BandStore(path: directory + "/band/band.sqlite").finishedSessions()

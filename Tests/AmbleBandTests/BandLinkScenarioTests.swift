@@ -56,11 +56,16 @@ func pairDirectly(_ band: BandStore, _ laptop: CompanionStore) throws -> (NoiseK
 /// A finished 30 s calibration then a menu: the script most link tests start with.
 let calibrationScript = "0:01 press select\n+2 walk 100\n+40 stop\n"
 
+/// From the menu after a calibration (Mindful Walk selected): Settings, down its list to
+/// Pair laptop, select.
+let pairLaptopFromTheMenuScript = "+10 press next\n+0.5 press select\n"
+    + String(repeating: "+0.3 press next\n", count: 11) + "+0.5 press select\n"
+
 struct BandLinkScenarioTests {
     @Test func pairingFromTheMenuThenSyncOverASerialLine() throws {
         let pty = try PseudoTerminalPair.open()
-        // Calibrate, then Pair laptop (next, next, select), and the wearer will answer yes.
-        let run = try ScenarioRun(script: calibrationScript + "+10 press next\n+0.5 press next\n+0.5 press select\n+0 answer yes\n",
+        // Calibrate, then Settings > Pair laptop, and the wearer will answer yes.
+        let run = try ScenarioRun(script: calibrationScript + pairLaptopFromTheMenuScript + "+0 answer yes\n",
                                   options: { $0.serialPath = pty.subordinatePath })
         run.run(seconds: 60)
         guard case .question(let title, _, _, _) = run.band.screenShown else {
@@ -235,7 +240,7 @@ struct BandLinkScenarioTests {
 
     @Test func syncedSessionsPastTheirRetentionArePrunedUnsyncedOnesNever() throws {
         // A calibration, then a second (failed) one standing still: two finished sessions.
-        let run = try ScenarioRun(script: calibrationScript + "+8 press select\n",
+        let run = try ScenarioRun(script: calibrationScript + "+8 press next\n+0.3 press next\n+0.3 press select\n",
                                   options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
         run.run(seconds: 100)
         let store = run.band.store

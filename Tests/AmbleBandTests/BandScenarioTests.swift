@@ -84,7 +84,7 @@ let demoScript = """
 0:01   press select
 +3     walk 112
 +30    stop
-+8     press next
++4     press next
 +1     press select
 +1     press select
 +1     walk 86
@@ -136,7 +136,7 @@ struct BandScenarioTests {
         0:01   press select
         +1     walk 110
         +36    stop
-        +4     press next
+        +2     press next
         +1     press select
         +1     press select
         +1     walk 86
@@ -174,7 +174,7 @@ struct BandScenarioTests {
         0:01   press select
         +1     walk 110
         +36    stop
-        +4     press next
+        +2     press next
         +1     press select
         +1     press select
         +1     walk 90

@@ -39,7 +39,7 @@ struct BoardFileTests {
         #expect(names.contains("rpi-zero2w.toml"))
         for name in names {
             let board = try BoardFile.load(path: boardsPath(name))
-            #expect(board.buttons.contains { $0.role == "select" })
+            #expect(board.buttons.contains { $0.role == .select })
         }
     }
 
@@ -59,7 +59,7 @@ struct BoardFileTests {
         #expect(board.buttons[0].line.chip == "gpiochip0")
         #expect(board.buttons[0].line.line == .name("GPIO27"))
         #expect(board.buttons[0].line.activeLow, "buttons default to active-low (to ground, pulled up)")
-        #expect(board.buttons[1].pull == "up")
+        #expect(board.buttons[1].pull == .up)
         #expect(board.buttons[1].debounceMilliseconds == 20)
         #expect(board.motor.line == .offset(17))
         #expect(!board.motor.activeLow)

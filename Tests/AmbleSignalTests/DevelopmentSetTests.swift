@@ -66,7 +66,7 @@ struct DevelopmentSetTests {
         }
         let report = scores.map { "\($0.key): \($0.value.walkingMAPEPercent ?? .nan) %, \($0.value.falseStepsPerHour ?? .nan) false/h" }.joined(separator: "; ")
         let bounds: [String: (mape: Double, falsePerHour: Double)] = [
-            "Bangle.js": (3.5, 10), "Pebble": (5.5, 60), "Sensor Watch": (36, 60),
+            "Bangle.js": (3.5, 10), "Pebble": (4, 45), "Sensor Watch": (18, 45),
         ]
         for (device, bound) in bounds {
             let score = scores[device]
@@ -77,8 +77,7 @@ struct DevelopmentSetTests {
         // most walks (the issue's cadence check; docs/steps.md).
         let within = cadenceRatios.filter { abs($0 - 1) <= 0.03 }.count
         #expect(Double(within) >= 0.8 * Double(cadenceRatios.count), "\(within) of \(cadenceRatios.count) walks within 3 %")
-        withKnownIssue("the issue's walking targets are not all met (docs/steps.md, \"Figures\")") {
-            #expect((scores["Pebble"]?.walkingMAPEPercent ?? .infinity) <= 4, "\(report)")
+        withKnownIssue("the issue's magnitude-only walking target is not met (docs/steps.md, \"Figures\")") {
             #expect((scores["Sensor Watch"]?.walkingMAPEPercent ?? .infinity) <= 8, "\(report)")
         }
     }

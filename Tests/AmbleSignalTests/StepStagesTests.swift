@@ -12,7 +12,7 @@ struct StepStagesTests {
     func axesInStep(rateHz: Double) {
         // x = y = z = |a| / sqrt(3): linear stages keep the ratio, so the axes' ticks must be
         // |a|'s divided by sqrt(3), tick for tick, whatever the input timing.
-        var signal = GaitSignal(rateHz: 25, maximumGapSeconds: 2.5, lowHz: 0.3, highHz: 4, clipRatio: 100, clipTimeConstantSeconds: 4)
+        var signal = GaitSignal(rateHz: 25, maximumGapSeconds: 2.5, lowHz: 0.3, highHz: 4, clipRatio: 100, clipTimeConstantSeconds: 4, heelStrikeHalfWidthSeconds: 0.12)
         var random = SeededRandom(seed: 3)
         var t = 0.0
         var ticks = 0
@@ -33,7 +33,7 @@ struct StepStagesTests {
     @Test("a bump is clipped: it cannot outweigh the steps around it")
     func clipping() {
         func largest(clipRatio: Double) -> (bump: Double, steps: Double) {
-            var signal = GaitSignal(rateHz: 25, maximumGapSeconds: 2.5, lowHz: 0.3, highHz: 4, clipRatio: clipRatio, clipTimeConstantSeconds: 4)
+            var signal = GaitSignal(rateHz: 25, maximumGapSeconds: 2.5, lowHz: 0.3, highHz: 4, clipRatio: clipRatio, clipTimeConstantSeconds: 4, heelStrikeHalfWidthSeconds: 0.12)
             var bump = 0.0, steps = 0.0
             for k in 0 ..< 1000 {
                 let t = Double(k) / 25

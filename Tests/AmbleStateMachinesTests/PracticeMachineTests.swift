@@ -8,8 +8,8 @@ struct PracticeDriver {
     var unixSeconds = 1_767_225_600.0
     var actions: [PracticeAction] = []
 
-    init(settings: PracticeSettings = PracticeSettings(), calibration: Calibration? = nil) {
-        machine = PracticeMachine(settings: settings, calibration: calibration)
+    init(settings: PracticeSettings = PracticeSettings(), values: BandSettingValues = BandSettingValues(), calibration: Calibration? = nil) {
+        machine = PracticeMachine(settings: settings, values: values, calibration: calibration)
         actions = machine.start()
     }
 
@@ -17,12 +17,25 @@ struct PracticeDriver {
         actions += machine.handle(.button(event))
     }
 
-    mutating func seconds(_ count: Int, cadence: Double, stepsPerSecond: Int? = nil, heartRate: Double? = nil) {
+    mutating func press(_ role: ButtonRole, times: Int = 1) {
+        for _ in 0 ..< times { press(.shortPressed(role)) }
+    }
+
+    mutating func seconds(_ count: Int, cadence: Double, stepsPerSecond: Int? = nil, heartRate: Double? = nil, kilocalories: Double? = nil, motion: Double = 0) {
         for _ in 0..<count {
             unixSeconds += 1
             let steps = stepsPerSecond ?? Int((cadence / 60).rounded())
-            actions += machine.handle(.secondElapsed(SecondReport(unixSeconds: unixSeconds, steps: steps, cadenceStepsPerMinute: cadence, heartRateBPM: heartRate, heartRateConfidence: heartRate == nil ? nil : 0.9)))
+            actions += machine.handle(.secondElapsed(SecondReport(unixSeconds: unixSeconds, steps: steps, cadenceStepsPerMinute: cadence, heartRateBPM: heartRate, heartRateConfidence: heartRate == nil ? nil : 0.9,
+                                                                  activeKilocalories: kilocalories, wristMotionG: motion)))
         }
+    }
+
+    /// Menu: Mindful Walk, the remembered reduction, the countdown: a walk under way.
+    mutating func startWalk() {
+        press(.next)
+        press(.select)
+        press(.select)
+        seconds(3, cadence: 0)
     }
 
     var vibrations: [String] {
@@ -37,23 +50,33 @@ struct PracticeDriver {
         actions.compactMap { if case .recordSecond(let r) = $0 { return r } else { return nil } }
     }
 
+    var discards: Int { actions.filter { $0 == .discardSession }.count }
+
     var lastScreen: Screen? {
         actions.reversed().compactMap { if case .show(let s) = $0 { return s } else { return nil } }.first
+    }
+
+    var lastWalkingScreen: Screen.Walking? {
+        if case .walking(let w)? = lastScreen { return w }
+        return nil
     }
 }
 
 struct PracticeMachineTests {
-    @Test func theLinkEntriesHandTheirRequestToTheLinkPrompt() {
+    @Test func theLinkEntriesOfSettingsHandTheirRequestToTheLinkPrompt() {
         var band = PracticeDriver()
-        band.press(.shortPressed(.next))
-        band.press(.shortPressed(.next))
-        band.press(.shortPressed(.select))
+        band.press(.next, times: 2)
+        band.press(.select)       // Settings
+        let pair = SettingsMenu.entries.firstIndex(of: .pairLaptop)!
+        band.press(.next, times: pair)
+        band.press(.select)
         #expect(band.actions.last == .link(.openPairing))
-        band.press(.shortPressed(.next))
-        band.press(.shortPressed(.select))
+        // The practice waits at the menu for the prompt to finish.
+        #expect(band.machine.isIdle)
+        band.press(.select)       // Settings again
+        band.press(.next, times: pair + 1)
+        band.press(.select)
         #expect(band.actions.last == .link(.confirmForgetLaptops))
-        band.press(.shortPressed(.next))
-        guard case .menu(_, 0)? = band.lastScreen else { Issue.record("the menu wraps to Calibrate"); return }
     }
 
     let calibrated = Calibration(cadenceStepsPerMinute: 110, stepLengthMeters: nil, unixSeconds: 0)
@@ -61,8 +84,8 @@ struct PracticeMachineTests {
     @Test func walkIsRefusedUntilCalibrated() {
         var band = PracticeDriver()
         guard case .menu(let entries, 0)? = band.lastScreen else { Issue.record("no menu"); return }
-        #expect(entries.map(\.title) == ["Calibrate", "Mindful Walk", "Pair laptop", "Forget laptops"])
-        #expect(entries.map(\.enabled) == [true, false, true, true])
+        #expect(entries.map(\.title) == ["Calibrate", "Mindful Walk", "Settings"])
+        #expect(entries.map(\.enabled) == [true, false, true])
         band.press(.shortPressed(.next))
         band.press(.shortPressed(.select))
         #expect(band.vibrations.last == "refuse")
@@ -118,7 +141,7 @@ struct PracticeMachineTests {
         // Reduction choices start at the remembered 20 %: limit 88 steps/min.
         #expect(band.lastScreen == .choosingReduction(percent: 20, limitStepsPerMinute: 88))
         band.press(.shortPressed(.select))
-        #expect(band.actions.contains(.saveReduction(percent: 20)))
+        #expect(!band.actions.contains { if case .saveSetting = $0 { return true } else { return false } }, "the remembered reduction is not saved again")
         band.seconds(3, cadence: 0)
         band.seconds(30, cadence: 84, heartRate: 90)
         band.seconds(13, cadence: 96, heartRate: 96)   // too fast: alert at its 3rd second, again 10 s later
@@ -145,9 +168,10 @@ struct PracticeMachineTests {
         band.press(.shortPressed(.select))
         band.seconds(3, cadence: 0)
         band.seconds(10, cadence: 85)
-        band.press(.shortPressed(.back))
+        band.press(.longPressed(.select))
         #expect(band.summaries.last?.alerts == 1)
         #expect(band.machine.reductionPercent == 25)
+        #expect(band.actions.contains(.saveSetting(.reductionPercent, "25")))
     }
 
     @Test func backLeavesTheReductionChooserWithoutStarting() {
@@ -176,6 +200,7 @@ struct PracticeMachineTests {
         #expect(band.summaries.count == 1)
         #expect(band.recordedSeconds.count == 180)
         #expect(!band.machine.isRecording)
+        #expect(band.actions.contains(.metronome(periodSeconds: nil)))
     }
 
     @Test func aDistanceCalibrationNotEndedByAPressEndsByItself() {
@@ -206,5 +231,15 @@ struct PracticeMachineTests {
         band.actions += band.machine.finish(unixSeconds: band.unixSeconds)
         #expect(band.summaries.count == 1)
         #expect(!band.machine.isRecording)
+    }
+
+    @Test func shutdownMidCalibrationDiscardsIt() {
+        var band = PracticeDriver()
+        band.press(.select)
+        band.seconds(3 + 20, cadence: 100)
+        band.actions += band.machine.finish(unixSeconds: band.unixSeconds)
+        #expect(band.discards == 1)
+        #expect(band.summaries.isEmpty)
+        #expect(band.machine.calibration == nil)
     }
 }

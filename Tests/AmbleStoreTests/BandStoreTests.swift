@@ -3,6 +3,16 @@ import AmbleModel
 import Foundation
 import Testing
 
+/// A finished walk of `count` seconds; returns its id.
+func recordSession(_ store: BandStore, start: Double, seconds count: Int = 10) throws -> Int64 {
+    let id = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: start, parameters: walkParameters())
+    let seconds = rows(count)
+    for row in seconds { try store.appendSecond(sessionID: id, row) }
+    try store.endSession(sessionID: id, summary: SessionTally(seconds).summary(
+        kind: .mindfulWalk, startUnixSeconds: start, endUnixSeconds: start + Double(count), parameters: walkParameters()))
+    return id
+}
+
 struct BandStoreTests {
     @Test func recordsASessionSecondBySecond() throws {
         let store = try BandStore(path: nil)
@@ -61,12 +71,12 @@ struct BandStoreTests {
             let store = try BandStore(path: path)
             #expect(try store.loadCalibration() == nil)
             try store.saveCalibration(calibration)
-            try store.saveReductionPercent(25)
+            try store.set(.reductionPercent, to: "25")
             identity = try store.identity(defaultName: "Test band")
         }
         let store = try BandStore(path: path)
         #expect(try store.loadCalibration() == calibration)
-        #expect(try store.loadReductionPercent() == 25)
+        #expect(try store.setting(.reductionPercent) == "25")
         #expect(try store.identity(defaultName: "Other name") == identity)
     }
 
@@ -115,27 +125,27 @@ struct BandStoreTests {
         #expect(settings.map(\.0) == BandSetting.allCases)
         #expect(settings.map(\.1) == BandSetting.allCases.map(\.defaultValue))
         #expect(try store.setting(.alertStyle) == "firm")
-        #expect(try store.loadReductionPercent() == nil, "no reduction chosen yet")
+        #expect(try store.settingValues() == BandSettingValues(), "the typed defaults are the stored ones")
     }
 
     @Test func settingsAreStoredInCanonicalForm() throws {
         let store = try BandStore(path: nil)
         #expect(try store.set(.alertStyle, to: "  GENTLE ") == "gentle")
-        #expect(try store.set(.reminder, to: "7:05") == "07:05")
+        #expect(try store.set(.reminderTime, to: "7:05") == "07:05")
         #expect(try store.set(.heightCentimeters, to: "0182") == "182")
         #expect(try store.setting(.alertStyle) == "gentle")
-        #expect(try store.setting(.reminder) == "07:05")
+        #expect(try store.setting(.reminderTime) == "07:05")
         #expect(try store.settings().first { $0.0 == .heightCentimeters }?.1 == "182")
-        try store.saveReductionPercent(35)
+        try store.set(.reductionPercent, to: "35")
         #expect(try store.setting(.reductionPercent) == "35")
-        #expect(try store.loadReductionPercent() == 35)
+        #expect(try store.settingValues().reductionPercent == 35)
     }
 
     @Test func invalidSettingsAreRefusedAndChangeNothing() throws {
         let store = try BandStore(path: nil)
         try store.set(.reductionPercent, to: "30")
         for (setting, value) in [(BandSetting.reductionPercent, "33"), (.reductionPercent, "45"), (.alertStyle, "loud"),
-                                 (.reminder, "24:00"), (.bandName, String(repeating: "x", count: 33)), (.retentionDays, "0")] {
+                                 (.reminderTime, "24:00"), (.bandName, String(repeating: "x", count: 33)), (.retentionDays, "0")] {
             let error = try #require(throws: BandSettingError.self) { try store.set(setting, to: value) }
             #expect(error.setting == setting && error.value == value)
         }
@@ -154,15 +164,6 @@ struct BandStoreTests {
     // MARK: Sync, session data and retention
 
     /// Records a finished session of `count` seconds; returns its id.
-    func recordSession(_ store: BandStore, start: Double, seconds count: Int = 10) throws -> Int64 {
-        let id = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: start, parameters: walkParameters())
-        let seconds = rows(count)
-        for row in seconds { try store.appendSecond(sessionID: id, row) }
-        try store.endSession(sessionID: id, summary: SessionTally(seconds).summary(
-            kind: .mindfulWalk, startUnixSeconds: start, endUnixSeconds: start + Double(count), parameters: walkParameters()))
-        return id
-    }
-
     @Test func markSyncedTakesFinishedSessionsOnlyAndKeepsTheFirstTime() throws {
         let store = try BandStore(path: nil)
         let finished = try recordSession(store, start: 0)
@@ -237,7 +238,7 @@ struct BandStoreTests {
         #expect(try store.prune(nowUnixSeconds: 600, retentionDays: 30, maximumSeconds: 0).isEmpty)
         #expect(try store.session(id: unsynced)?.seconds.count == 10)
         let recovered = try store.recoverOpenSessions()
-        #expect(recovered == 1)
+        #expect(recovered == BandStore.Recovery(walksClosed: 1, calibrationsDiscarded: 0))
         #expect(try store.session(id: open)?.seconds.count == 10)
     }
 
@@ -272,5 +273,81 @@ struct BandStoreTests {
         _ = try store.identity(defaultName: "Amble band")
         try expectOwnerOnly(file.path)
         withExtendedLifetime(store) {}
+    }
+}
+
+
+struct BandStorePracticeTests {
+    @Test func everyCalibrationIsKeptAndTheLatestIsInUse() throws {
+        let store = try BandStore(path: nil)
+        #expect(try store.loadCalibration() == nil)
+        let first = Calibration(cadenceStepsPerMinute: 108, stepLengthMeters: nil, unixSeconds: 100)
+        let second = Calibration(cadenceStepsPerMinute: 112, stepLengthMeters: 0.74, unixSeconds: 200)
+        try store.saveCalibration(first)
+        try store.saveCalibration(second)
+        #expect(try store.calibrations() == [first, second])
+        #expect(try store.loadCalibration() == second)
+    }
+
+    @Test func aPowerCutClosesWalksAndDiscardsCalibrations() throws {
+        let path = NSTemporaryDirectory() + "amble-recovery-\(UUID().uuidString).sqlite"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let store = try BandStore(path: path)
+            let walk = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: 10, parameters: walkParameters())
+            for row in rows(20) { try store.appendSecond(sessionID: walk, row) }
+            let calibration = try store.beginSession(kind: .calibration, startUnixSeconds: 100, parameters: SessionParameters(stepLengthMeters: 0.7))
+            for row in rows(30) { try store.appendSecond(sessionID: calibration, row) }
+        }
+        let reopened = try BandStore(path: path)
+        #expect(reopened.recovery == BandStore.Recovery(walksClosed: 1, calibrationsDiscarded: 1))
+        #expect(try reopened.finishedSessions().map(\.summary.kind) == [.mindfulWalk])
+        #expect(try reopened.calibrations().isEmpty)
+    }
+
+    @Test func aDiscardedSessionLeavesNothing() throws {
+        let store = try BandStore(path: nil)
+        let id = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: 10, parameters: walkParameters())
+        for row in rows(20) { try store.appendSecond(sessionID: id, row) }
+        try store.discardSession(sessionID: id)
+        #expect(try store.session(id: id) == nil)
+        let reopened = try store.recoverOpenSessions()
+        #expect(reopened == BandStore.Recovery())
+    }
+
+    @Test func pausesAndTheNewTotalsAreStored() throws {
+        let store = try BandStore(path: nil)
+        let id = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: 10, parameters: walkParameters())
+        var seconds = rows(30, overFrom: 20)
+        for i in 5 ..< 10 { seconds[i].paused = true; seconds[i].overLimit = false }
+        for row in seconds { try store.appendSecond(sessionID: id, row) }
+        let summary = SessionTally(seconds).summary(kind: .mindfulWalk, startUnixSeconds: 10, endUnixSeconds: 40, parameters: walkParameters())
+        try store.endSession(sessionID: id, summary: summary)
+        let record = try #require(try store.session(id: id))
+        #expect(record.seconds == seconds)
+        #expect(record.summary == summary)
+        #expect(record.summary.pauses == 1 && record.summary.pausedSeconds == 5)
+        #expect(record.summary.maximumHeartRateBPM == 82)
+        #expect(record.summary.walkingSeconds == 25)
+    }
+
+    @Test func dataOfAnOlderEncodingIsOfferedForEncodingAgain() throws {
+        let store = try BandStore(path: nil)
+        let a = try recordSession(store, start: 0)
+        let b = try recordSession(store, start: 100)
+        let c = try recordSession(store, start: 200)
+        try store.setSessionData(id: a, bytes: [1, 9, 9], crc32: 1)
+        try store.setSessionData(id: b, bytes: [2, 9, 9], crc32: 1)
+        #expect(try store.sessionsWithoutData(versions: [2]) == [a, c])
+        #expect(try store.sessionsWithoutData() == [c])
+    }
+
+    @Test func internalValuesAreNotSettings() throws {
+        let store = try BandStore(path: nil)
+        try store.setInternalValue("reminder", "{}")
+        #expect(try store.internalValue("reminder") == "{}")
+        #expect(try store.settings().count == BandSetting.allCases.count)
+        try store.setInternalValue("reminder", nil)
+        #expect(try store.internalValue("reminder") == nil)
     }
 }

@@ -122,13 +122,19 @@ struct FixtureSessions {
     init(withEnergy: Bool) {
         let calibrationSeconds = fixtureSeconds(6, cadence: 112)
         let walkSeconds = fixtureSeconds(8, cadence: 88, overFrom: 5)
-        calibration = SessionRecord(summary: SessionTally(calibrationSeconds).summary(
+        var calibrationSummary = SessionTally(calibrationSeconds).summary(
             kind: .calibration, startUnixSeconds: Self.start, endUnixSeconds: Self.start + 6,
-            parameters: Self.calibrationParameters, measuredCadenceStepsPerMinute: 112.5), seconds: calibrationSeconds)
+            parameters: Self.calibrationParameters, measuredCadenceStepsPerMinute: 112.5)
         var walkSummary = SessionTally(walkSeconds).summary(
             kind: .mindfulWalk, startUnixSeconds: Self.start + 3600, endUnixSeconds: Self.start + 3608,
             parameters: Self.walkParameters, rmssdMilliseconds: 41.25)
         walkSummary.activeKilocalories = withEnergy ? 3.75 : nil
+        // Builds before v4-practice kept no maximum heart rate or walking seconds.
+        calibrationSummary.maximumHeartRateBPM = nil
+        calibrationSummary.walkingSeconds = nil
+        walkSummary.maximumHeartRateBPM = nil
+        walkSummary.walkingSeconds = nil
+        calibration = SessionRecord(summary: calibrationSummary, seconds: calibrationSeconds)
         walk = SessionRecord(summary: walkSummary, seconds: walkSeconds)
     }
 }

@@ -49,7 +49,7 @@ final class TestBandHost: BandLinkHost {
     func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage {
         switch request {
         case .hello:
-            return .welcome(version: 2, bandID: "test-band-id", bandName: "Test band", bandUnixSeconds: 1_800_000_000)
+            return .welcome(version: 3, bandID: "test-band-id", bandName: "Test band", bandUnixSeconds: 1_800_000_000)
         case .listSessions(let after):
             let page = sessions.filter { $0.id > after }.prefix(pageLength)
             return .sessionList(page.map {

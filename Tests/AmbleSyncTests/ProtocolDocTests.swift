@@ -132,8 +132,11 @@ struct ProtocolDocTests {
         #expect(Framing.maximumPayloadLength == 16_384 && Framing.maximumFrameLength == 16_396)
         #expect(FrameDecoder().capacity == 2 * 16_396)
         #expect(SyncMessage.maximumChunkLength == 12_288 && SyncMessage.maximumListLength == 256)
-        #expect(SyncMessage.lowestVersion == 2 && SyncMessage.highestVersion == 2)
-        #expect(SessionCoding.version == 1 && SessionCoding.maximumRawLength == 16 << 20 && SessionCoding.maximumSeconds == 172_800)
+        #expect(SyncMessage.lowestVersion == 3 && SyncMessage.highestVersion == 3)
+        #expect(SessionCoding.version == 3 && SessionCoding.currentVersions == [2, 3])
+        #expect(SessionCoding.maximumRawLength == 16 << 20 && SessionCoding.maximumSeconds == 172_800)
+        #expect(SessionCoding.maximumRawBlocks == 100_000 && SessionCoding.maximumRawValues == 4 << 20)
+        #expect(RawBlock.maximumSamples == 65_536 && RawBlock.rateRangeMillihertz == 1_000 ... 10_000_000 && RawBlock.maximumStartMilliseconds == 172_800_000)
         #expect(BandLinkConnection.prologue == Array("Amble sync 2".utf8))
         #expect(NoisePattern.xx.protocolName == "Noise_XX_25519_ChaChaPoly_SHA256")
         #expect(NoisePattern.ik.protocolName == "Noise_IK_25519_ChaChaPoly_SHA256")
@@ -180,7 +183,12 @@ struct ProtocolDocTests {
         let data = SessionCoding.encode(session)
         #expect(try SessionCoding.decode(data) == SessionCoding.quantized(session))
         #expect(try ProtocolDocExamples.inflated(data) == examples["session-summary"]! + examples["session-seconds"]!)
-        #expect(examples["session-data-start"]! == [SessionCoding.version, 99, 0x78, 0xDA])
+        #expect(examples["session-data-start"]! == [2, 112, 0x78, 0xDA])
+        // With raw samples: version 3, the same columns, then the raw section.
+        let withRaw = SessionCoding.encode(ProtocolDocExamples.tinySessionWithRaw)
+        #expect(withRaw[0] == 3)
+        #expect(try SessionCoding.decode(withRaw) == SessionCoding.quantized(ProtocolDocExamples.tinySessionWithRaw))
+        #expect(try ProtocolDocExamples.inflated(withRaw) == examples["session-summary"]! + examples["session-seconds"]! + examples["session-raw"]!)
         // The pairing example's first words are below the rejection bound, so they give the codes.
         let codes = try ProtocolDocExamples.exampleCodes()
         let comparisonWord = examples["pairing-comparison-word"]!.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -202,29 +210,42 @@ enum ProtocolDocExamples {
 
     /// One message of each type, for the table.
     static let everyMessage: [SyncMessage] = [
-        .hello(lowestVersion: 2, highestVersion: 2, client: "amble"), .listSessions(afterID: 0),
+        .hello(lowestVersion: 3, highestVersion: 3, client: "amble"), .listSessions(afterID: 0),
         .getChunk(sessionID: 5, offset: 300, maximumLength: 12_288), .acknowledge(sessionID: 5), .getSettings,
         .setSetting(key: "metronome", value: "on"), .setClock(unixSeconds: 1_800_000_000), .deleteAll(.request),
         .pairingVerdict(accepted: true), .pairingStatus,
-        .welcome(version: 2, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000), .sessionList([], more: false),
+        .welcome(version: 3, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000), .sessionList([], more: false),
         .chunk(sessionID: 5, offset: 300, totalLength: 304, bytes: [1]), .acknowledged(sessionID: 5), .settings([]),
         .clockSet(offsetSeconds: 0), .deleteAllState(.none), .pairingReveal(nonce: [], bandID: "", bandName: ""),
         .pairingState(.paired), .failure(code: .notFound, message: ""),
     ]
 
     /// A four-second walk: seconds 0, 1, 2 and 5 (3 and 4 were not recorded), one without a
-    /// heart rate.
+    /// heart rate, the last one paused.
     static let tinySession = SessionRecord(
         summary: SessionSummary(
             kind: .mindfulWalk, startUnixSeconds: 1_800_000_000, endUnixSeconds: 1_800_000_006,
             parameters: SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7),
-            steps: 4, distanceMeters: 2.8, averageHeartRateBPM: 72.75, alerts: 1, timeOverLimitSeconds: 1, gapSeconds: 1),
+            steps: 4, distanceMeters: 2.8, averageHeartRateBPM: 72.75, alerts: 1, timeOverLimitSeconds: 1, gapSeconds: 1,
+            maximumHeartRateBPM: 73, walkingSeconds: 3, pauses: 1, pausedSeconds: 1),
         seconds: [
             SessionSecond(offsetSeconds: 0, steps: 1, cadenceStepsPerMinute: 100, heartRateBPM: 72.5, heartRateConfidence: 0.9),
             SessionSecond(offsetSeconds: 1, steps: 2, cadenceStepsPerMinute: 100.3, heartRateBPM: 72.7, heartRateConfidence: 0.85, overLimit: true, alerts: 1),
             SessionSecond(offsetSeconds: 2, steps: 1, cadenceStepsPerMinute: 99.9, heartRateGap: true),
-            SessionSecond(offsetSeconds: 5, steps: 0, cadenceStepsPerMinute: 0, heartRateBPM: 73, heartRateConfidence: 0.8, accelerometerGap: true),
+            SessionSecond(offsetSeconds: 5, steps: 0, cadenceStepsPerMinute: 0, heartRateBPM: 73, heartRateConfidence: 0.8, accelerometerGap: true, paused: true),
         ])
+
+    /// The tiny walk with raw samples: three accelerometer samples at 50 Hz from 4 ms, two PPG
+    /// samples (infrared, red) at 100 Hz from 2 ms.
+    static let tinySessionWithRaw: SessionRecord = {
+        var record = tinySession
+        record.raw = [
+            RawBlock(sensor: .accelerometer, startMilliseconds: 4, rateMillihertz: 50_000, channels: 3,
+                     values: [12, -980, 150, 20, -985, 148, 25, -1000, 151]),
+            RawBlock(sensor: .ppg, startMilliseconds: 2, rateMillihertz: 100_000, channels: 2, values: [120_000, 98_000, 120_013, 97_990]),
+        ]
+        return record
+    }()
 
     static func bigEndian(_ word: UInt64) -> [UInt8] {
         (0 ..< 8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) }
@@ -281,8 +302,8 @@ enum ProtocolDocExamples {
     static func all() throws -> [String: [UInt8]] {
         var values: [String: [UInt8]] = [:]
         values["frame-refusal-busy"] = Refusal(code: .busy, message: "busy").frame
-        values["plain-hello"] = SyncMessage.hello(lowestVersion: 2, highestVersion: 2, client: "amble").encoded(number: 1)
-        values["plain-welcome"] = SyncMessage.welcome(version: 2, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000.5).encoded(number: 1)
+        values["plain-hello"] = SyncMessage.hello(lowestVersion: 3, highestVersion: 3, client: "amble").encoded(number: 1)
+        values["plain-welcome"] = SyncMessage.welcome(version: 3, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000.5).encoded(number: 1)
         values["plain-list-request"] = SyncMessage.listSessions(afterID: 0).encoded(number: 1)
         values["plain-list-answer"] = SyncMessage.sessionList([], more: false).encoded(number: 1)
         values["plain-chunk-request"] = SyncMessage.getChunk(sessionID: 5, offset: 300, maximumLength: 12_288).encoded(number: 2)
@@ -297,8 +318,10 @@ enum ProtocolDocExamples {
         let columns = try inflated(encoded)
         values["session-summary"] = Array(columns.prefix(summary.bytes.count))
         values["session-seconds"] = Array(columns.dropFirst(summary.bytes.count))
+        let withRaw = try inflated(SessionCoding.encode(tinySessionWithRaw))
+        values["session-raw"] = Array(withRaw.dropFirst(columns.count))
         var header = BinaryWriter()
-        header.byte(SessionCoding.version)
+        header.byte(encoded[0])
         header.varint(columns.count)
         values["session-data-start"] = Array(encoded.prefix(header.bytes.count + 2))
 

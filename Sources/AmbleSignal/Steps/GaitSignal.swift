@@ -7,6 +7,9 @@
 ///    below, vibration above; the arm swing of the slowest walk stays.
 /// 3. Clipping at `clipRatio` times the recent mean absolute value (an exponential mean with
 ///    the given time constant): a bump or a turn cannot outweigh the steps around it.
+/// 4. The heel-strike signal of |a| (unfiltered): |a| minus the mean of its values
+///    `heelStrikeHalfWidthSeconds` before and after. Zero on any straight stretch (gravity,
+///    posture, a slow swing), large on a peak narrower than a heel strike's transient.
 ///
 /// |a| does not depend on how the band is worn; nor does the three-axis correlation the
 /// rhythm uses (a sum over the axes is unchanged by a rotation).
@@ -15,6 +18,12 @@ struct GaitSignal: Sendable {
     struct Tick: Sendable {
         var timeSeconds: Double
         var magnitude: Double
+        /// The heel-strike signal, g, centred `heelStrikeHalfWidthSeconds` before `timeSeconds`
+        /// (0 until the stream holds a heel strike's width).
+        var heelStrike: Double
+        /// Magnitude-only streams: `heelStrike`, clipped like the others (for the rhythm of
+        /// the landings, in place of the axes); 0 with three axes.
+        var clippedHeelStrike: Double
         var x: Double
         var y: Double
         var z: Double
@@ -30,6 +39,9 @@ struct GaitSignal: Sendable {
     private var resamplers: [UniformResampler]
     private var filters: [BandPassFilter]
     private var meanAbsolute = [Double](repeating: 0, count: 4)
+    /// Half the width of a heel strike, in ticks, and the unfiltered |a| it is measured on.
+    let heelStrikeHalfWidth: Int
+    private var recentMagnitude: RingBuffer<Double>
     private var started = false
     /// Whether the current stream has three axes (set by its first sample).
     private(set) var hasAxes = false
@@ -38,13 +50,15 @@ struct GaitSignal: Sendable {
     private(set) var didRestart = false
 
     init(rateHz: Double, maximumGapSeconds: Double, lowHz: Double, highHz: Double,
-         clipRatio: Double, clipTimeConstantSeconds: Double) {
+         clipRatio: Double, clipTimeConstantSeconds: Double, heelStrikeHalfWidthSeconds: Double) {
         self.rateHz = rateHz
         self.maximumGapSeconds = maximumGapSeconds
         self.lowHz = lowHz
         self.highHz = highHz
         self.clipRatio = clipRatio
         clipSmoothing = 1 / (clipTimeConstantSeconds * rateHz)
+        heelStrikeHalfWidth = Swift.max(1, Int((heelStrikeHalfWidthSeconds * rateHz).rounded()))
+        recentMagnitude = RingBuffer(capacity: 2 * heelStrikeHalfWidth + 1, filling: 0)
         resamplers = Array(repeating: UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds), count: 4)
         filters = Array(repeating: BandPassFilter(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz), count: 4)
     }
@@ -73,6 +87,7 @@ struct GaitSignal: Sendable {
                 filters[i].settle(onConstantInput: values[i])
                 meanAbsolute[i] = 0
             }
+            recentMagnitude.removeAll()
         }
         if hasAxes {
             for i in 1 ..< 4 { resamplers[i].append(timeSeconds: sample.timeSeconds, value: values[i]) }
@@ -88,7 +103,15 @@ struct GaitSignal: Sendable {
             if hasAxes { for i in 1 ..< 4 { _ = resamplers[i].nextOutput() } }
             return nil
         }
-        var tick = Tick(timeSeconds: time, magnitude: clipped(0, filters[0].process(magnitude)), x: 0, y: 0, z: 0)
+        var tick = Tick(timeSeconds: time, magnitude: clipped(0, filters[0].process(magnitude)), heelStrike: 0,
+                        clippedHeelStrike: 0, x: 0, y: 0, z: 0)
+        recentMagnitude.append(magnitude)
+        if recentMagnitude.count == recentMagnitude.capacity {
+            let h = heelStrikeHalfWidth
+            tick.heelStrike = recentMagnitude[age: h] - 0.5 * (recentMagnitude[age: 0] + recentMagnitude[age: 2 * h])
+        }
+        // On |a| alone the axes' clipping state is free for the heel-strike signal.
+        if !hasAxes { tick.clippedHeelStrike = clipped(1, tick.heelStrike) }
         if hasAxes {
             // The axis resamplers saw the same sample times, so each has this tick ready.
             tick.x = clipped(1, filters[1].process(resamplers[1].nextOutput() ?? 0))

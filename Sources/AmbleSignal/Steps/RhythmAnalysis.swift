@@ -21,6 +21,8 @@ struct RhythmFrame: Sendable, Equatable {
     /// The stride of the walk under way as the last few seconds show it, seconds (nil when
     /// none or unclear): the pace now, for the cadence the band compares with the limit.
     var recentStrideSeconds: Double? = nil
+    /// Whether the heel strikes in the window fall on the step period this frame reads.
+    var heelStrikesOnStep = false
 
     /// The step period this frame reads on its own, seconds.
     var stepPeriodSeconds: Double? {
@@ -138,24 +140,34 @@ struct RhythmAnalysis: Sendable {
     }
 
     /// The stride near `expected` seconds (within ±30 %) in `r`, the autocorrelation of the
-    /// last few seconds: the clearest repeat there (at least `periodicityToContinue`),
-    /// refined between samples; nil when there is none.
+    /// last few seconds: the clearest repeat there (at least `periodicityToContinue`), or the
+    /// one at two thirds of it when that nearly matches it (three steps against two), refined
+    /// between samples; nil when there is none.
     func stride(near expected: Double, in r: [Double]) -> Double? {
         let lag = expected * rateHz
         let low = Swift.max(shortestLag, Int((lag * 0.7).rounded(.down)))
         let high = Swift.min(r.count - 2, Int((lag * 1.3).rounded(.up)))
         guard low < high else { return nil }
+        func isPeak(_ i: Int) -> Bool { r[i] >= r[i - 1] && r[i] >= r[i + 1] && r[i] >= parameters.periodicityToContinue }
         var best = -1
-        for i in low ... high where r[i] >= r[i - 1] && r[i] >= r[i + 1] && r[i] >= parameters.periodicityToContinue
-            && (best < 0 || r[i] > r[best]) { best = i }
-        return best > 0 ? refined(r, best) / rateHz : nil
+        for i in low ... high where isPeak(i) && (best < 0 || r[i] > r[best]) { best = i }
+        guard best > 0 else { return nil }
+        // |a| repeats at every step: after a change of pace, three of the new steps can fall in
+        // the range as well as two. Where a repeat at two thirds of the best nearly matches it
+        // (`fundamentalShare`, as for the base period), that one is the stride.
+        if let shorter = localPeak(r, near: 2 * Double(best) / 3, tolerance: 0.08), shorter >= low, isPeak(shorter),
+           r[shorter] >= parameters.fundamentalShare * r[best] {
+            best = shorter
+        }
+        return refined(r, best) / rateHz
     }
 
     /// Whether a base period of `period` seconds is a stride rather than a step, as a vote in
     /// -2 ... 2 (positive: stride): the evidence of the signal (three-axis correlation, or on
     /// |a| alone the strength of the step line against the stride line), plus the prior
     /// that a walker's cadence is near the typical one.
-    func strideVote(period: Double, vector: [Double]?, magnitudeSpectrumRatio: Double?, rmsG: Double) -> Double {
+    func strideVote(period: Double, vector: [Double]?, magnitudeSpectrumRatio: Double?, rmsG: Double,
+                    heelStrikeEvidence: Double = 0) -> Double {
         let stepRate = 60 / period, strideRate = 120 / period
         if strideRate > parameters.fastestCadenceStepsPerMinute { return -1 }
         if stepRate < parameters.slowestCadenceStepsPerMinute { return 1 }
@@ -174,6 +186,7 @@ struct RhythmAnalysis: Sendable {
             // the base is a stride. Neutral at equal power; ±1 at a factor of four.
             evidence = Swift.min(1, Swift.max(-1, Double.log(ratio) / Double.log(4)))
         }
+        evidence += heelStrikeEvidence
         let typical = parameters.typicalCadenceStepsPerMinute * (rmsG > parameters.runningRMSG ? 1.5 : 1)
         let prior = (abs(Double.log(stepRate / typical)) - abs(Double.log(strideRate / typical))) / Double.log(2)
         return evidence + prior

@@ -36,6 +36,9 @@ public struct StepCounter: Sendable {
     /// The pace the band compares with the limit is measured on the newest two blocks (4 s):
     /// a change of pace shows in them within about 5 s.
     static let paceBlocks = 2
+    /// Half the width of a heel strike's transient at the wrist, seconds: a landing's shock
+    /// rises and falls within about 0.1-0.25 s, a swing of the arm takes far longer.
+    static let heelStrikeHalfWidthSeconds = 0.12
     /// Input gaps longer than this, in seconds, end a walk and restart the stream.
     static let maximumGapSeconds = 2.5
     /// The signal kept for placing a walk's edges, seconds: its start is searched up to a
@@ -59,6 +62,7 @@ public struct StepCounter: Sendable {
     private var vectorCorrelation: RunningAutocorrelation
     private let analysis: RhythmAnalysis
     private var tracker: WalkTracker
+    private var heelStrikes: HeelStrikes
     private var envelope: RingBuffer<Double>
     private var envelopeValues: [Double]
     private var magnitudeR: [Double]
@@ -67,6 +71,28 @@ public struct StepCounter: Sendable {
     private let taper: [Double]
     private var analysisTimeSeconds = 0.0
     private var nextCadenceUpdateSeconds: Double?
+
+    /// What one analysis window showed and what the tracker made of it: a developer's trace
+    /// (`score-steps --trace`), not part of the counter's contract.
+    @_spi(Diagnostics) public struct FrameRecord: Sendable {
+        /// End of the window, seconds (its middle is half a window earlier).
+        public var timeSeconds: Double
+        public var basePeriodSeconds: Double?
+        public var periodicity: Double
+        public var strideVote: Double
+        public var rmsG: Double
+        public var isCandidate: Bool
+        public var periodicityAtFollowed: Double
+        public var heelStrikesOnStep: Bool
+        /// The step period the walk follows after this frame, seconds (nil: no walk).
+        public var followedStepPeriodSeconds: Double?
+        /// The cadence the walk would publish after this frame, steps per minute (0: no walk).
+        public var cadenceStepsPerMinute: Double
+        public var totalSteps: Int
+    }
+    /// Set to record every frame into `frameRecords` (memory grows with the stream).
+    @_spi(Diagnostics) public var recordsFrames = false
+    @_spi(Diagnostics) public private(set) var frameRecords: [FrameRecord] = []
 
     public init(parameters: Parameters = .standard) {
         self.parameters = parameters
@@ -78,13 +104,16 @@ public struct StepCounter: Sendable {
         let maximumLag = Int((parameters.longestStrideSeconds * rate).rounded(.up)) + 2
         signal = GaitSignal(rateHz: rate, maximumGapSeconds: Self.maximumGapSeconds,
                             lowHz: parameters.bandLowHz, highHz: Swift.min(parameters.bandHighHz, 0.45 * rate),
-                            clipRatio: parameters.clipRatio, clipTimeConstantSeconds: parameters.clipTimeConstantSeconds)
+                            clipRatio: parameters.clipRatio, clipTimeConstantSeconds: parameters.clipTimeConstantSeconds,
+                            heelStrikeHalfWidthSeconds: Self.heelStrikeHalfWidthSeconds)
         magnitudeCorrelation = RunningAutocorrelation(channels: 1, maximumLag: maximumLag, blocks: Self.blocks,
                                                       stretchesPerBlock: stretchesPerBlock, stretchLength: stretch)
         vectorCorrelation = RunningAutocorrelation(channels: 3, maximumLag: maximumLag, blocks: Self.blocks,
                                                    stretchesPerBlock: stretchesPerBlock, stretchLength: stretch)
         analysis = RhythmAnalysis(rateHz: rate, parameters: parameters, maximumLag: maximumLag)
         tracker = WalkTracker(parameters: parameters, hopSeconds: hopSeconds)
+        heelStrikes = HeelStrikes(floorG: parameters.heelStrikeG, refractorySamples: Swift.max(1, Int((parameters.shortestStepSeconds * rate).rounded(.down))),
+                                  capacity: Int((parameters.windowSeconds / parameters.shortestStepSeconds).rounded(.up)) + 4)
         let envelopeCount = Int(Self.envelopeSeconds * rate)
         envelope = RingBuffer(capacity: envelopeCount, filling: 0)
         envelopeValues = []
@@ -99,7 +128,7 @@ public struct StepCounter: Sendable {
     /// Numbers held in the counter's buffers: fixed when it is made (constant memory).
     var bufferElementCount: Int {
         magnitudeCorrelation.bufferElementCount + vectorCorrelation.bufferElementCount + envelope.capacity
-            + envelopeValues.capacity + magnitudeR.count + vectorR.count + recentR.count + taper.count
+            + envelopeValues.capacity + heelStrikes.bufferElementCount + magnitudeR.count + vectorR.count + recentR.count + taper.count
     }
 
     /// Feeds one sample; returns the steps it releases (0 or more).
@@ -137,17 +166,31 @@ public struct StepCounter: Sendable {
         tracker.reset()
         magnitudeCorrelation.reset()
         vectorCorrelation.reset()
+        heelStrikes.reset()
         envelope.removeAll()
     }
 
     private mutating func analyse(_ tick: GaitSignal.Tick) -> Int {
         magnitudeCorrelation.append(SIMD4(tick.magnitude, 0, 0, 0))
-        if signal.hasAxes { vectorCorrelation.append(SIMD4(tick.x, tick.y, tick.z, 0)) }
+        // The second correlation holds the three axes, or on |a| alone the heel strikes: there
+        // the arm's swing is hardly seen, and the landings carry the steps.
+        vectorCorrelation.append(signal.hasAxes ? SIMD4(tick.x, tick.y, tick.z, 0) : SIMD4(tick.clippedHeelStrike, 0, 0, 0))
         envelope.append(tick.magnitude)
+        heelStrikes.append(tick.heelStrike, timeSeconds: tick.timeSeconds - Double(signal.heelStrikeHalfWidth) / Self.rateHz)
         analysisTimeSeconds = tick.timeSeconds
         guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return 0 }
         let frame = measureRhythm(atSeconds: tick.timeSeconds)
-        return tracker.process(frame, envelope: currentEnvelope())
+        let released = tracker.process(frame, envelope: currentEnvelope())
+        if recordsFrames {
+            frameRecords.append(FrameRecord(timeSeconds: tick.timeSeconds, basePeriodSeconds: frame.basePeriodSeconds,
+                                            periodicity: frame.periodicity, strideVote: frame.strideVote, rmsG: frame.rmsG,
+                                            isCandidate: frame.isCandidate, periodicityAtFollowed: frame.periodicityAtFollowed,
+                                            heelStrikesOnStep: frame.heelStrikesOnStep,
+                                            followedStepPeriodSeconds: tracker.followedStepPeriodSeconds,
+                                            cadenceStepsPerMinute: tracker.cadenceStepsPerMinute,
+                                            totalSteps: totalSteps + released))
+        }
+        return released
     }
 
     /// The rhythm of the window ending now.
@@ -155,19 +198,19 @@ public struct StepCounter: Sendable {
         let rate = Self.rateHz
         let axes = signal.hasAxes
         magnitudeCorrelation.normalized(into: &magnitudeR)
-        if axes { vectorCorrelation.normalized(into: &vectorR) }
+        vectorCorrelation.normalized(into: &vectorR)
         let magnitudeEnergy = magnitudeCorrelation.windowEnergy
         let rms = (magnitudeEnergy / Double(window)).squareRoot()
 
 
         var best = analysis.basePeriod(magnitudeR)
-        if axes, let vector = analysis.basePeriod(vectorR), vector.periodicity > (best?.periodicity ?? -1) {
+        if let vector = analysis.basePeriod(vectorR), vector.periodicity > (best?.periodicity ?? -1) {
             best = vector
         }
         var frame = RhythmFrame(centreSeconds: time - Double(window) / rate / 2, basePeriodSeconds: nil, periodicity: 0,
                                 strideVote: 0, rmsG: rms, isCandidate: false, periodicityAtFollowed: 0)
         if let followed = tracker.followedStepPeriodSeconds {
-            frame.periodicityAtFollowed = analysis.periodicity(magnitude: magnitudeR, vector: axes ? vectorR : nil, at: followed)
+            frame.periodicityAtFollowed = analysis.periodicity(magnitude: magnitudeR, vector: vectorR, at: followed)
             // The pace now: the stride in the newest two blocks (4 s) of |a|.
             magnitudeCorrelation.newestBlocks(Self.paceBlocks, into: &recentR)
             frame.recentStrideSeconds = analysis.stride(near: 2 * followed, in: recentR)
@@ -176,8 +219,16 @@ public struct StepCounter: Sendable {
         let period = best.lag / rate
         frame.basePeriodSeconds = period
         frame.periodicity = best.periodicity
+        // Whether the window's heel strikes fall on the base period or on half of it: on |a|
+        // alone, evidence for step or stride (with three axes the arm's turns tell it better).
+        let windowStart = time - Double(window) / rate
+        let onBase = heelStrikes.confirm(stepPeriod: period, from: windowStart, to: time)
+        let onHalf = heelStrikes.confirm(stepPeriod: period / 2, from: windowStart, to: time)
+        let heelEvidence = axes || onHalf == onBase ? 0.0 : (onHalf ? 1 : -1)
         frame.strideVote = analysis.strideVote(period: period, vector: axes ? vectorR : nil,
-                                               magnitudeSpectrumRatio: axes ? nil : spectrumRatio(period: period), rmsG: rms)
+                                               magnitudeSpectrumRatio: axes ? nil : spectrumRatio(period: period), rmsG: rms,
+                                               heelStrikeEvidence: heelEvidence)
+        frame.heelStrikesOnStep = frame.strideVote > 0 ? onHalf : onBase
         let vertical = axes ? magnitudeEnergy / Swift.max(vectorCorrelation.windowEnergy, 1e-12) : 1
         let stepRate = 60 / (frame.stepPeriodSeconds ?? .infinity)
         frame.isCandidate = rms >= parameters.noiseFloorG && vertical >= parameters.verticalShare

@@ -58,14 +58,21 @@ extension StepCounter {
         /// Hand movements in the horizontal plane have far less (3-axis sensors only).
         public var verticalShare = 0.1
         /// On three axes: the arm swings once per stride and turns back at every step, so the
-        /// three-axis signal repeats after a stride, not after a step. A period is taken for
-        /// a stride when the three-axis correlation one period later reaches this share of
-        /// the correlation two periods later.
-        public var strideCorrelationShare = 0.9
+        /// three-axis signal repeats after a stride, not after a step. When the three-axis
+        /// correlation one period later is this share or less of the correlation two periods
+        /// later, the period is a step (between this share and 1, partly so). A quarter less:
+        /// from one lag to the next the correlation of a stride-long rhythm varies by about a
+        /// tenth (decay, noise), and 0.9 read that variation as steps (Bangle.js 2.8 % became
+        /// 6.3 % at 0.98; docs/steps.md).
+        public var strideCorrelationShare = 0.75
 
         /// The start and end of a walk are where the short-time RMS of |a| (over one stride)
         /// falls below this share of the walk's typical RMS.
         public var edgeEnergyShare = 0.35
+        /// Smallest heel strike, g: how far a landing lifts |a| above the mean of |a| a heel
+        /// strike's half-width before and after. A foot landing sends 0.2-1 g to the wrist;
+        /// typing, stirring and a car's vibration stay below this.
+        public var heelStrikeG = 0.1
         /// The shortest walk counted, in steps: fewer rhythmic movements in a row are more
         /// often gestures than a walk.
         public var minimumWalkSteps = 12.0
@@ -99,6 +106,7 @@ extension StepCounter {
             Named(name: "verticalShare", keyPath: \.verticalShare),
             Named(name: "strideCorrelationShare", keyPath: \.strideCorrelationShare),
             Named(name: "edgeEnergyShare", keyPath: \.edgeEnergyShare),
+            Named(name: "heelStrikeG", keyPath: \.heelStrikeG),
             Named(name: "minimumWalkSteps", keyPath: \.minimumWalkSteps),
         ] }
 

@@ -3,11 +3,13 @@
 ///
 /// - **Start:** `confirmFrames` frames in a row whose rhythm is clear (periodicity at least
 ///   `periodicityToStart`, or `periodicityToStartSlowWalk` below the slow-walk cadence) and
-///   agrees within `periodTolerance`.
+///   agrees within `periodTolerance`; or, for a weak but steady rhythm, as many frames as it
+///   takes to gather the same evidence, each with heel strikes on its step (`gatheredRun`).
 /// - **Continue:** while the periodicity at the rhythm followed (at its period, or half or twice
 ///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
 ///   over (the walker changed pace by more than the tolerance in one window).
-/// - **Step or stride:** each frame votes; the walk follows the majority of its frames.
+/// - **Step or stride:** each frame with some rhythm of its own (`periodicityToContinue`) votes;
+///   the walk follows the majority of its frames.
 /// - **Edges:** a window cannot tell where inside it a walk starts or ends; the start and end
 ///   are placed where the short-time RMS of |a| (over one stride) falls below
 ///   `edgeEnergyShare` of the walk's typical RMS, within half a window of the first and last
@@ -29,6 +31,8 @@ struct WalkTracker: Sendable {
     private let hopSeconds: Double
     private let windowSeconds: Double
     private let confirmFrames: Int
+    /// The most frames a start may gather evidence from: one window's worth.
+    private let evidenceFrames: Int
 
     /// Recent frames while no walk is under way (the newest last).
     private var recent: [RhythmFrame] = []
@@ -91,7 +95,8 @@ struct WalkTracker: Sendable {
         self.hopSeconds = hopSeconds
         windowSeconds = parameters.windowSeconds
         confirmFrames = Swift.max(1, Int((parameters.secondsToConfirm / hopSeconds).rounded()))
-        recent.reserveCapacity(confirmFrames + 1)
+        evidenceFrames = Swift.max(confirmFrames, Int((parameters.windowSeconds / hopSeconds).rounded()))
+        recent.reserveCapacity(evidenceFrames + 1)
     }
 
     var isWalking: Bool { walk != nil }
@@ -113,8 +118,8 @@ struct WalkTracker: Sendable {
     mutating func process(_ frame: RhythmFrame, envelope: Envelope) -> Int {
         if walk != nil { return follow(frame, envelope: envelope) }
         recent.append(frame)
-        if recent.count > confirmFrames { recent.removeFirst() }
-        guard recent.count == confirmFrames, let started = confirmedWalk(envelope: envelope) else { return 0 }
+        if recent.count > evidenceFrames { recent.removeFirst() }
+        guard let started = confirmedWalk(envelope: envelope) else { return 0 }
         walk = started
         recent.removeAll(keepingCapacity: true)
         return 0
@@ -129,27 +134,60 @@ struct WalkTracker: Sendable {
     // MARK: Start
 
     private func confirmedWalk(envelope: Envelope) -> Walk? {
-        let periods = recent.compactMap { $0.isCandidate ? $0.basePeriodSeconds : nil }
-        guard periods.count == confirmFrames else { return nil }
-        let median = periods.sorted()[periods.count / 2]
-        guard periods.allSatisfy({ Self.same($0, median, tolerance: parameters.periodTolerance) }) else { return nil }
-        let votes = recent.reduce(0.0) { $0 + $1.strideVote }
-        let stepPeriod = votes > 0 ? median / 2 : median
+        guard let (run, stepPeriod) = clearRun() ?? gatheredRun() else { return nil }
         // The frames that start a walk look partly at what came before it: their reading of
         // step or stride starts the walk but carries no weight against later ones.
         let support = 0.0
-        let clear = 60 / stepPeriod < parameters.clearRhythmBelowStepsPerMinute
-            ? parameters.periodicityToStartSlowWalk : parameters.periodicityToStart
-        guard recent.allSatisfy({ $0.periodicity >= clear }) else { return nil }
-
-        let first = recent[0].centreSeconds
-        let last = recent[recent.count - 1].centreSeconds
+        let first = run.first!.centreSeconds
+        let last = run.last!.centreSeconds
         let start = edge(from: first, stepPeriod: stepPeriod, typicalOver: first ... Swift.max(first, envelope.newestSeconds),
                          envelope: envelope, forward: false)
         var walk = Walk(stepPeriodSeconds: stepPeriod, support: support, startSeconds: start,
                         countedThroughSeconds: start, releasedThroughSeconds: start, lastCentreSeconds: last)
         walk.accrue(through: last + hopSeconds / 2)
         return walk
+    }
+
+    private func clearLevel(stepPeriod: Double) -> Double {
+        60 / stepPeriod < parameters.clearRhythmBelowStepsPerMinute ? parameters.periodicityToStartSlowWalk : parameters.periodicityToStart
+    }
+
+    /// The newest `confirmFrames` frames when they agree on a base period and each shows a
+    /// clear rhythm; and the step period they read.
+    private func clearRun() -> (ArraySlice<RhythmFrame>, Double)? {
+        let run = recent.suffix(confirmFrames)
+        guard run.count == confirmFrames, run.allSatisfy({ $0.isCandidate && $0.basePeriodSeconds != nil }) else { return nil }
+        let periods = run.map { $0.basePeriodSeconds! }
+        let median = periods.sorted()[periods.count / 2]
+        guard periods.allSatisfy({ Self.same($0, median, tolerance: parameters.periodTolerance) }) else { return nil }
+        let votes = run.reduce(0.0) { $0 + $1.strideVote }
+        let stepPeriod = votes > 0 ? median / 2 : median
+        let clear = clearLevel(stepPeriod: stepPeriod)
+        guard run.allSatisfy({ $0.periodicity >= clear }) else { return nil }
+        return (run, stepPeriod)
+    }
+
+    /// A walk whose rhythm is weak but steady: the newest frames that agree on a step period
+    /// (each reading it on its own), each with some rhythm (periodicity above
+    /// `periodicityToContinue`) and with heel strikes one such step apart, once the evidence
+    /// they gather (the sum of their periodicities above that level) reaches what clear frames
+    /// gather in `secondsToConfirm`; and that step period. A walk with turns, or a slow one,
+    /// holds its rhythm for seconds but seldom clearly in one window; a car's or a chair's
+    /// rhythm has no landings.
+    private func gatheredRun() -> (ArraySlice<RhythmFrame>, Double)? {
+        let floor = parameters.periodicityToContinue
+        var evidence = 0.0
+        for n in 1 ... Swift.max(1, recent.count) where n <= recent.count {
+            let frame = recent[recent.count - n]
+            guard frame.isCandidate, frame.periodicity > floor, frame.heelStrikesOnStep, frame.stepPeriodSeconds != nil else { return nil }
+            evidence += frame.periodicity - floor
+            let run = recent.suffix(n)
+            let steps = run.map { $0.stepPeriodSeconds! }.sorted()
+            let median = steps[steps.count / 2]
+            guard steps.allSatisfy({ Self.same($0, median, tolerance: parameters.periodTolerance) }) else { return nil }
+            if evidence >= Double(confirmFrames) * (clearLevel(stepPeriod: median) - floor) - 1e-9 { return (run, median) }
+        }
+        return nil
     }
 
     // MARK: Following
@@ -159,7 +197,10 @@ struct WalkTracker: Sendable {
         guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue else {
             return end(envelope: envelope)
         }
-        if frame.isCandidate, let reading = frame.stepPeriodSeconds {
+        // A window whose own rhythm is too weak to keep a walk going says nothing about its
+        // period: it votes neither step nor stride (washing up's scrubbing, read as a step of a
+        // third of the walk's, switched a slow false start to 200 steps/min).
+        if frame.isCandidate, frame.periodicity >= parameters.periodicityToContinue, let reading = frame.stepPeriodSeconds {
             let followed = current.stepPeriodSeconds
             let tolerance = parameters.periodTolerance
             let weight = frame.centreSeconds - windowSeconds / 2 < current.startSeconds ? 0 : weight(frame)

@@ -35,4 +35,39 @@ public struct HapticPattern: Equatable, Sendable {
     public static let refuse = HapticPattern(name: "refuse", segments: [on(0.3, 0.6), off(0.15), on(0.3, 0.6)])
     /// Too fast: slow down. Three firm pulses, distinct from every other pattern.
     public static let paceAlert = HapticPattern(name: "pace", segments: [on(0.2), off(0.1), on(0.2), off(0.1), on(0.2)])
+
+    /// The pace alert in the wearer's style: `firm` (three pulses), `gentle` (one long soft
+    /// pulse), `silent` (nil: the screen only), at `strength` (0...1).
+    public static func paceAlert(style: String, strength: Double) -> HapticPattern? {
+        let level = max(0.1, min(1, strength))
+        switch style {
+        case "silent": return nil
+        case "gentle": return HapticPattern(name: "pace", segments: [on(0.6, level * 0.6)])
+        default: return HapticPattern(name: "pace", segments: [on(0.2, level), off(0.1), on(0.2, level), off(0.1), on(0.2, level)])
+        }
+    }
+
+    /// A metronome tick: short and soft, so it guides without startling.
+    public static let metronomeTick = HapticPattern(name: "tick", segments: [on(0.04, 0.5)])
+
+    /// Paused or resumed.
+    public static let pause = HapticPattern(name: "pause", segments: [on(0.15, 0.7), off(0.1), on(0.15, 0.7)])
+}
+
+/// How strongly a pace alert vibrates: the wearer's setting, raised while the wrist moves.
+///
+/// A vibration is felt less on a moving limb (tactile gating: detection thresholds rise
+/// during active movement), so an alert given while the arm swings hard is made stronger, up
+/// to `maximumBoost` times the setting at `motionForFullBoostG` of wrist motion (RMS of
+/// |a| - 1 g; brisk arm swing is about 0.3 g).
+public enum AlertStrength {
+    public static let levels: [String: Double] = ["low": 0.45, "medium": 0.7, "high": 1.0]
+    public static let maximumBoost = 1.5
+    public static let motionForFullBoostG = 0.3
+
+    public static func strength(setting: String, wristMotionG: Double) -> Double {
+        let base = levels[setting] ?? 0.7
+        let boost = 1 + (maximumBoost - 1) * max(0, min(1, wristMotionG / motionForFullBoostG))
+        return min(1, base * boost)
+    }
 }

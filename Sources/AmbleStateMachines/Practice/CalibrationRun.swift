@@ -10,19 +10,22 @@ public struct CalibrationRun: Equatable, Sendable {
     }
 
     let settings: PracticeSettings
+    /// Length of a timed calibration, seconds (the wearer's setting).
+    public let lengthSeconds: Int
     public private(set) var elapsedSeconds = 0
     public private(set) var steps = 0
     private var measuredCadences: [Double] = []
     private var measuredSeconds = 0
 
-    public init(settings: PracticeSettings) {
+    public init(settings: PracticeSettings, lengthSeconds: Int = 60) {
         self.settings = settings
+        self.lengthSeconds = lengthSeconds
     }
 
     /// Whether the walk is over by time (distance calibrations end on a button press, or
     /// after the longest time allowed).
     public var isComplete: Bool {
-        if settings.calibrationDistanceMeters == nil { return elapsedSeconds >= settings.calibrationSeconds }
+        if settings.calibrationDistanceMeters == nil { return elapsedSeconds >= lengthSeconds }
         return elapsedSeconds >= settings.longestCalibrationSeconds
     }
 

@@ -9,6 +9,13 @@ public struct PaceMonitor: Equatable, Sendable {
     let realertSeconds: Int
     let hysteresisStepsPerMinute: Double
 
+    /// Where the pace stands, for the screen: under the limit, over it, or easing (below the
+    /// limit but not yet by the hysteresis, so still counted as over).
+    public enum Pace: Equatable, Sendable {
+        case under, over, easing
+    }
+
+    public private(set) var pace = Pace.under
     private var over = false
     private var secondsOver = 0
     private var secondsSinceAlert: Int?
@@ -28,6 +35,7 @@ public struct PaceMonitor: Equatable, Sendable {
             over = cadence > limitStepsPerMinute
         }
         secondsSinceAlert = secondsSinceAlert.map { $0 + 1 }
+        pace = !over ? .under : cadence > limitStepsPerMinute ? .over : .easing
         guard over else {
             secondsOver = 0
             secondsSinceAlert = nil  // slowed down: the next surge gets its grace again

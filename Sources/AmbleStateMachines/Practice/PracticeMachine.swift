@@ -5,6 +5,8 @@ public enum PracticeEvent: Equatable, Sendable {
     case button(ButtonEvent)
     /// A second of measurements has passed.
     case secondElapsed(SecondReport)
+    /// A reminder is due (`ReminderSchedule`): shown unless the wearer is busy.
+    case reminderDue(text: String)
 }
 
 /// What the band must do.
@@ -14,32 +16,40 @@ public enum PracticeAction: Equatable, Sendable {
     case beginSession(SessionKind, startUnixSeconds: Double, parameters: SessionParameters)
     case recordSecond(SessionSecond)
     case endSession(SessionSummary)
+    /// The session under way is thrown away (a cancelled walk or calibration): delete it.
+    case discardSession
     case saveCalibration(Calibration)
-    case saveReduction(percent: Int)
+    /// The wearer changed a setting (stored text, already validated).
+    case saveSetting(BandSetting, String)
     /// Start counting whole seconds from now: a countdown begins, and each of its seconds
     /// must be a full second however the press fell within the band's second.
     case restartSeconds
     /// A menu entry that belongs to the link (pairing, forgetting laptops): the band hands it
     /// to its `LinkPrompt`, which takes the screen until it is done.
     case link(LinkPrompt.Request)
+    /// A tick every this many seconds (the limit's step period), or none.
+    case metronome(periodSeconds: Double?)
+    case snoozeReminder(minutes: Int)
+    case dismissReminder
 }
 
-/// The band's practice: the menu, calibration and the mindful walk, as one value.
+/// The band's practice: the menu, calibration, the mindful walk, the settings and reminders,
+/// as one value. Pure: events in, actions out; the owner stores, buzzes and draws.
 ///
-/// Menu: Calibrate, Mindful Walk (refused until calibrated), Pair laptop, Forget laptops.
-/// `next` moves, `select` chooses;
-/// `back`, or a long press of `select`, goes back (and ends a walk). Choosing Mindful Walk asks
-/// for the reduction; then a countdown, then the walk, second by second. Pure: events in,
-/// actions out; the owner stores, buzzes and draws.
+/// Buttons (docs in README, "The practice"): `next` moves, `select` chooses, `back` (or a long
+/// press of `select` on a band without one) goes back.
+/// - **Walk:** select pauses and resumes; a long press of select ends and saves; back asks
+///   "Save / Discard / Continue"; Discard asks once more. A paused second counts neither for nor
+///   against the limit. The summary follows (next turns its pages).
+/// - **Calibration:** back (or a long press) at any moment discards it.
 public struct PracticeMachine: Sendable {
     enum MenuItem: Int, CaseIterable {
-        case calibrate, mindfulWalk, pairLaptop, forgetLaptops
+        case calibrate, mindfulWalk, settings
         var title: String {
             switch self {
             case .calibrate: return "Calibrate"
             case .mindfulWalk: return "Mindful Walk"
-            case .pairLaptop: return "Pair laptop"
-            case .forgetLaptops: return "Forget laptops"
+            case .settings: return "Settings"
             }
         }
     }
@@ -56,6 +66,10 @@ public struct PracticeMachine: Sendable {
         var startUnixSeconds: Double
         /// Seconds in a row without a step.
         var stillSeconds = 0
+        /// Seconds into the pause under way (nil: walking).
+        var pausedFor: Int?
+        var rmssd: Double?
+        var lastScreen: Screen.Walking
     }
 
     struct CalibrationSession: Equatable {
@@ -63,6 +77,7 @@ public struct PracticeMachine: Sendable {
         var parameters: SessionParameters
         var tally = SessionTally()
         var startUnixSeconds: Double
+        var rmssd: Double?
     }
 
     enum State: Equatable {
@@ -71,76 +86,123 @@ public struct PracticeMachine: Sendable {
         case countdown(Activity, secondsLeft: Int)
         case calibrating(CalibrationSession)
         case walking(Walk)
-        /// A message until any press (or a few seconds), then the menu.
-        case notice(secondsLeft: Int)
+        /// "End the walk?": Save, Discard, Continue; the walk goes on meanwhile.
+        case endingWalk(Walk, selected: Int, secondsLeft: Int)
+        case confirmingDiscard(Walk, secondsLeft: Int)
+        case summary(pages: [Screen], page: Int, secondsLeft: Int)
+        /// A message until any press (or a few seconds), then the menu at `then`.
+        case notice(secondsLeft: Int, then: MenuItem = .calibrate)
+        case settings(selected: Int)
+        case editing(BandSetting, options: [String], index: Int, entry: Int)
+        case reminder(text: String, selected: Int, secondsLeft: Int)
     }
+
+    static let endChoices = ["Save", "Discard", "Continue"]
+    static let reminderChoices = ["Walk now", "Snooze 15 min", "Snooze 60 min", "Dismiss"]
 
     public let settings: PracticeSettings
+    public private(set) var values: BandSettingValues
     public private(set) var calibration: Calibration?
-    public private(set) var reductionPercent: Int
+    /// Step length used before a distance calibration, metres (from the wearer's height).
+    public private(set) var defaultStepLengthMeters: Double
     private(set) var state: State = .menu(selected: .calibrate)
 
-    public init(settings: PracticeSettings = .init(), calibration: Calibration?, reductionPercent: Int = 20) {
+    public init(settings: PracticeSettings = .init(), values: BandSettingValues = .init(), calibration: Calibration?,
+                defaultStepLengthMeters: Double? = nil) {
         self.settings = settings
+        self.values = values
         self.calibration = calibration
-        self.reductionPercent = settings.reductionChoicesPercent.contains(reductionPercent) ? reductionPercent : 20
+        self.defaultStepLengthMeters = defaultStepLengthMeters ?? settings.defaultStepLengthMeters
     }
 
-    /// The screen to show at start.
-    public func start() -> [PracticeAction] {
-        [.show(menuScreen(selected: .calibrate))]
+    public var reductionPercent: Int { values.reductionPercent }
+
+    /// The screen to show at start; `notice` first when there is something to say (a
+    /// calibration lost to a power cut).
+    public mutating func start(notice: (title: String, detail: String)? = nil) -> [PracticeAction] {
+        if let notice {
+            state = .notice(secondsLeft: 6)
+            return [.vibrate(.refuse), .show(.notice(title: notice.title, detail: notice.detail))]
+        }
+        return [.show(menuScreen(selected: .calibrate))]
     }
 
     /// Whether a session is being recorded (the owner ends it cleanly on shutdown).
     public var isRecording: Bool {
         switch state {
-        case .calibrating, .walking: return true
+        case .calibrating, .walking, .endingWalk, .confirmingDiscard: return true
+        default: return false
+        }
+    }
+
+    /// Whether the wearer is between things (menu, a choice, a notice, a summary): a link
+    /// prompt may take the screen. Not during a countdown, calibration or walk.
+    public var isIdle: Bool {
+        switch state {
+        case .menu, .choosingReduction, .notice, .summary, .settings, .editing, .reminder: return true
         default: return false
         }
     }
 
     public var stepLengthMeters: Double {
-        calibration?.stepLengthMeters ?? settings.defaultStepLengthMeters
+        calibration?.stepLengthMeters ?? defaultStepLengthMeters
+    }
+
+    /// A setting changed elsewhere (a laptop): used from now on.
+    public mutating func apply(_ setting: BandSetting, _ value: String) {
+        values.set(setting, value)
+    }
+
+    /// The step length used before a distance calibration changed (the wearer's height).
+    public mutating func setDefaultStepLength(_ meters: Double) {
+        defaultStepLengthMeters = meters
+    }
+
+    /// The screen of the menu, choice or summary on screen, to show again after a link
+    /// prompt; nothing in the other states (their next second redraws them).
+    public mutating func redraw() -> [PracticeAction] {
+        switch state {
+        case .menu(let selected): return [.show(menuScreen(selected: selected))]
+        case .choosingReduction(let index): return [.show(reductionScreen(index: index))]
+        case .notice(_, let then):
+            state = .menu(selected: then)
+            return [.show(menuScreen(selected: then))]
+        case .summary(let pages, let page, _): return [.show(pages[page])]
+        case .settings(let selected): return [.show(settingsScreen(selected: selected))]
+        case .editing(let setting, let options, let index, _): return [.show(editScreen(setting, options, index))]
+        case .reminder(let text, let selected, _): return [.show(.choice(title: text, options: Self.reminderChoices, selected: selected))]
+        default: return []
+        }
     }
 
     public mutating func handle(_ event: PracticeEvent) -> [PracticeAction] {
         switch event {
         case .button(let press): return buttonPressed(press)
         case .secondElapsed(let report): return secondElapsed(report)
+        case .reminderDue(let text): return reminderDue(text)
         }
     }
 
-    /// The screen of the menu or choice on screen, to show again after a link prompt; nothing
-    /// in the other states (their next second redraws them).
-    public mutating func redraw() -> [PracticeAction] {
-        switch state {
-        case .menu(let selected): return [.show(menuScreen(selected: selected))]
-        case .choosingReduction(let index): return [.show(reductionScreen(index: index))]
-        case .notice:
-            state = .menu(selected: .calibrate)
-            return [.show(menuScreen(selected: .calibrate))]
-        default: return []
-        }
+    /// The walk's summary as stored, after the band added the steps its counter released
+    /// with the walk's end: the summary on screen shows the stored figures.
+    public mutating func summaryStored(_ stored: SessionSummary) -> [PracticeAction] {
+        guard case .summary(let pages, let page, let left) = state, stored.kind == .mindfulWalk else { return [] }
+        let corrected = Self.summaryPages(stored)
+        guard corrected != pages else { return [] }
+        state = .summary(pages: corrected, page: page, secondsLeft: left)
+        return [.show(corrected[page])]
     }
 
-    /// Whether the wearer is between things (menu, a choice, a notice): a link prompt may take
-    /// the screen. Not during a countdown, calibration or walk.
-    public var isIdle: Bool {
-        switch state {
-        case .menu, .choosingReduction, .notice: return true
-        default: return false
-        }
-    }
-
-    /// Ends whatever session is under way (shutdown); returns its closing actions.
+    /// Ends whatever session is under way (shutdown, a power cut coming); returns its closing
+    /// actions. A walk is saved; a calibration, which is only good whole, is discarded.
     public mutating func finish(unixSeconds: Double) -> [PracticeAction] {
         switch state {
-        case .walking(let walk):
+        case .walking(let walk), .endingWalk(let walk, _, _), .confirmingDiscard(let walk, _):
             state = .menu(selected: .mindfulWalk)
-            return [.endSession(walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: unixSeconds, parameters: walk.parameters))]
-        case .calibrating(let session):
+            return [.metronome(periodSeconds: nil), .endSession(summary(of: walk, endUnixSeconds: unixSeconds))]
+        case .calibrating:
             state = .menu(selected: .calibrate)
-            return [.endSession(session.tally.summary(kind: .calibration, startUnixSeconds: session.startUnixSeconds, endUnixSeconds: unixSeconds, parameters: session.parameters))]
+            return [.discardSession]
         default:
             return []
         }
@@ -149,48 +211,49 @@ public struct PracticeMachine: Sendable {
     // MARK: Buttons
 
     private mutating func buttonPressed(_ press: ButtonEvent) -> [PracticeAction] {
-        let goesBack = press == .shortPressed(.back) || press == .longPressed(.select) || press == .longPressed(.back)
+        let isBack = press == .shortPressed(.back) || press == .longPressed(.back)
+        let goesBack = isBack || press == .longPressed(.select)
+        let next = press == .shortPressed(.next)
+        let select = press == .shortPressed(.select)
         switch state {
         case .menu(let selected):
-            if press == .shortPressed(.next) {
-                let next = MenuItem(rawValue: (selected.rawValue + 1) % MenuItem.allCases.count)!
-                state = .menu(selected: next)
-                return [.vibrate(.short), .show(menuScreen(selected: next))]
+            if next {
+                let item = MenuItem(rawValue: (selected.rawValue + 1) % MenuItem.allCases.count)!
+                state = .menu(selected: item)
+                return [.vibrate(.short), .show(menuScreen(selected: item))]
             }
-            guard press == .shortPressed(.select) else { return [] }
+            guard select else { return [] }
             switch selected {
             case .calibrate:
                 state = .countdown(.calibration, secondsLeft: settings.countdownSeconds)
                 return [.restartSeconds, .vibrate(.double), .show(.countdown(title: "Calibrate: walk normally", secondsLeft: settings.countdownSeconds))]
             case .mindfulWalk:
-                guard calibration != nil else {
-                    state = .notice(secondsLeft: 4)
-                    return [.vibrate(.refuse), .show(.notice(title: "Calibrate first", detail: "Mindful Walk needs your normal pace"))]
-                }
-                let index = settings.reductionChoicesPercent.firstIndex(of: reductionPercent) ?? 0
-                state = .choosingReduction(index: index)
-                return [.vibrate(.short), .show(reductionScreen(index: index))]
-            case .pairLaptop:
-                return [.link(.openPairing)]
-            case .forgetLaptops:
-                return [.link(.confirmForgetLaptops)]
+                return chooseReduction()
+            case .settings:
+                state = .settings(selected: 0)
+                return [.vibrate(.short), .show(settingsScreen(selected: 0))]
             }
 
         case .choosingReduction(let index):
+            let choices = values.reductionChoices
             if goesBack {
                 state = .menu(selected: .mindfulWalk)
                 return [.vibrate(.short), .show(menuScreen(selected: .mindfulWalk))]
             }
-            if press == .shortPressed(.next) {
-                let next = (index + 1) % settings.reductionChoicesPercent.count
+            if next {
+                let next = (index + 1) % choices.count
                 state = .choosingReduction(index: next)
                 return [.vibrate(.short), .show(reductionScreen(index: next))]
             }
-            guard press == .shortPressed(.select) else { return [] }
-            reductionPercent = settings.reductionChoicesPercent[index]
-            state = .countdown(.walk(reductionPercent: reductionPercent), secondsLeft: settings.countdownSeconds)
-            return [.saveReduction(percent: reductionPercent), .restartSeconds, .vibrate(.double),
-                    .show(.countdown(title: "Mindful walk -\(reductionPercent)%", secondsLeft: settings.countdownSeconds))]
+            guard select else { return [] }
+            let percent = choices[min(index, choices.count - 1)]
+            var actions: [PracticeAction] = []
+            if percent != values.reductionPercent {
+                values.reductionPercent = percent
+                actions.append(.saveSetting(.reductionPercent, String(percent)))
+            }
+            state = .countdown(.walk(reductionPercent: percent), secondsLeft: settings.countdownSeconds)
+            return actions + [.restartSeconds, .vibrate(.double), .show(.countdown(title: "Mindful walk -\(percent)%", secondsLeft: settings.countdownSeconds))]
 
         case .countdown(let activity, _):
             guard goesBack else { return [] }
@@ -200,21 +263,170 @@ public struct PracticeMachine: Sendable {
 
         case .calibrating(let session):
             // Over a known distance the wearer marks its end with select.
-            if press == .shortPressed(.select), settings.calibrationDistanceMeters != nil {
+            if select, settings.calibrationDistanceMeters != nil {
                 return finishCalibration(session, unixSeconds: session.startUnixSeconds + Double(session.run.elapsedSeconds))
             }
             guard goesBack else { return [] }
-            state = .menu(selected: .calibrate)
-            let summary = session.tally.summary(kind: .calibration, startUnixSeconds: session.startUnixSeconds, endUnixSeconds: session.startUnixSeconds + Double(session.run.elapsedSeconds), parameters: session.parameters)
-            return [.endSession(summary), .vibrate(.refuse), .show(menuScreen(selected: .calibrate))]
+            state = .notice(secondsLeft: 5)
+            return [.discardSession, .vibrate(.refuse), .show(.notice(title: "Calibration discarded", detail: "Nothing was saved; your last calibration stays"))]
 
-        case .walking(let walk):
+        case .walking(var walk):
+            if press == .longPressed(.select) {
+                return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+            }
+            if select {
+                if walk.pausedFor == nil {
+                    walk.pausedFor = 0
+                    walk.lastScreen.pausedSeconds = 0
+                    state = .walking(walk)
+                    return [.metronome(periodSeconds: nil), .vibrate(.pause), .show(.walking(walk.lastScreen))]
+                }
+                walk.pausedFor = nil
+                walk.lastScreen.pausedSeconds = nil
+                // The pace starts afresh: a surge before the pause is not held against the walk.
+                walk.monitor = PaceMonitor(limitStepsPerMinute: walk.monitor.limitStepsPerMinute, settings: settings)
+                state = .walking(walk)
+                return metronomeOn(walk) + [.vibrate(.pause), .show(.walking(walk.lastScreen))]
+            }
+            // Back, or a long press of next (a band with two buttons has no back).
+            guard isBack || press == .longPressed(.next) else { return [] }
+            state = .endingWalk(walk, selected: 0, secondsLeft: settings.questionSeconds)
+            return [.vibrate(.short), .show(.choice(title: "End the walk?", options: Self.endChoices, selected: 0))]
+
+        case .endingWalk(let walk, let selected, _):
+            if next {
+                let next = (selected + 1) % Self.endChoices.count
+                state = .endingWalk(walk, selected: next, secondsLeft: settings.questionSeconds)
+                return [.vibrate(.short), .show(.choice(title: "End the walk?", options: Self.endChoices, selected: next))]
+            }
+            if goesBack { return continueWalk(walk) }
+            guard select else { return [] }
+            switch selected {
+            case 0: return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+            case 1:
+                state = .confirmingDiscard(walk, secondsLeft: settings.questionSeconds)
+                return [.vibrate(.short), .show(.question(title: "Discard the walk?", detail: "It will not be saved", code: nil, keys: "select: discard  back: keep"))]
+            default: return continueWalk(walk)
+            }
+
+        case .confirmingDiscard(let walk, _):
+            if select {
+                state = .notice(secondsLeft: 5, then: .mindfulWalk)
+                return [.metronome(periodSeconds: nil), .discardSession, .vibrate(.refuse),
+                        .show(.notice(title: "Walk discarded", detail: "Nothing was saved"))]
+            }
             guard goesBack else { return [] }
-            return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+            return continueWalk(walk)
 
-        case .notice:
-            state = .menu(selected: .calibrate)
-            return [.show(menuScreen(selected: .calibrate))]
+        case .summary(let pages, let page, _):
+            if next, pages.count > 1 {
+                let turned = (page + 1) % pages.count
+                state = .summary(pages: pages, page: turned, secondsLeft: settings.summarySeconds)
+                return [.vibrate(.short), .show(pages[turned])]
+            }
+            guard select || goesBack else { return [] }
+            state = .menu(selected: .mindfulWalk)
+            return [.show(menuScreen(selected: .mindfulWalk))]
+
+        case .notice(_, let then):
+            state = .menu(selected: then)
+            return [.show(menuScreen(selected: then))]
+
+        case .settings(let selected):
+            let entries = SettingsMenu.entries
+            if next {
+                let moved = (selected + 1) % entries.count
+                state = .settings(selected: moved)
+                return [.vibrate(.short), .show(settingsScreen(selected: moved))]
+            }
+            if goesBack {
+                state = .menu(selected: .settings)
+                return [.vibrate(.short), .show(menuScreen(selected: .settings))]
+            }
+            guard select else { return [] }
+            switch entries[selected] {
+            case .setting(let setting):
+                let options = SettingsMenu.options(setting, current: values.text(setting))
+                let index = options.firstIndex(of: values.text(setting)) ?? 0
+                state = .editing(setting, options: options, index: index, entry: selected)
+                return [.vibrate(.short), .show(editScreen(setting, options, index))]
+            case .pairLaptop:
+                state = .menu(selected: .settings)
+                return [.link(.openPairing)]
+            case .forgetLaptops:
+                state = .menu(selected: .settings)
+                return [.link(.confirmForgetLaptops)]
+            case .back:
+                state = .menu(selected: .settings)
+                return [.vibrate(.short), .show(menuScreen(selected: .settings))]
+            }
+
+        case .editing(let setting, let options, let index, let entry):
+            if next || press == .longPressed(.next) {
+                // A long press of next jumps ten values (height, weight).
+                let moved = (index + (next ? 1 : 10)) % options.count
+                state = .editing(setting, options: options, index: moved, entry: entry)
+                return [.vibrate(.short), .show(editScreen(setting, options, moved))]
+            }
+            if goesBack {
+                state = .settings(selected: entry)
+                return [.vibrate(.short), .show(settingsScreen(selected: entry))]
+            }
+            guard select else { return [] }
+            let value = options[index]
+            values.set(setting, value)
+            state = .settings(selected: entry)
+            return [.saveSetting(setting, value), .vibrate(.double), .show(settingsScreen(selected: entry))]
+
+        case .reminder(let text, let selected, _):
+            if next {
+                let moved = (selected + 1) % Self.reminderChoices.count
+                state = .reminder(text: text, selected: moved, secondsLeft: settings.questionSeconds)
+                return [.vibrate(.short), .show(.choice(title: text, options: Self.reminderChoices, selected: moved))]
+            }
+            if goesBack {
+                state = .menu(selected: .mindfulWalk)
+                return [.snoozeReminder(minutes: 15), .vibrate(.short), .show(menuScreen(selected: .mindfulWalk))]
+            }
+            guard select else { return [] }
+            switch selected {
+            case 0: return [.dismissReminder] + chooseReduction()
+            case 1, 2:
+                state = .menu(selected: .mindfulWalk)
+                return [.snoozeReminder(minutes: selected == 1 ? 15 : 60), .vibrate(.double), .show(menuScreen(selected: .mindfulWalk))]
+            default:
+                state = .menu(selected: .mindfulWalk)
+                return [.dismissReminder, .vibrate(.short), .show(menuScreen(selected: .mindfulWalk))]
+            }
+        }
+    }
+
+    private mutating func chooseReduction() -> [PracticeAction] {
+        guard calibration != nil else {
+            state = .notice(secondsLeft: 4)
+            return [.vibrate(.refuse), .show(.notice(title: "Calibrate first", detail: "Mindful Walk needs your normal pace"))]
+        }
+        let index = values.reductionChoices.firstIndex(of: values.reductionPercent) ?? 0
+        state = .choosingReduction(index: index)
+        return [.vibrate(.short), .show(reductionScreen(index: index))]
+    }
+
+    private mutating func continueWalk(_ walk: Walk) -> [PracticeAction] {
+        state = .walking(walk)
+        return [.vibrate(.short), .show(.walking(walk.lastScreen))]
+    }
+
+    // MARK: Reminders
+
+    private mutating func reminderDue(_ text: String) -> [PracticeAction] {
+        switch state {
+        case .walking, .endingWalk, .confirmingDiscard:
+            return [.dismissReminder]   // the wearer is walking already
+        case .countdown, .calibrating:
+            return [.snoozeReminder(minutes: 15)]
+        default:
+            state = .reminder(text: text, selected: 0, secondsLeft: settings.questionSeconds * 4)
+            return [.vibrate(.double), .show(.choice(title: text, options: Self.reminderChoices, selected: 0))]
         }
     }
 
@@ -222,58 +434,110 @@ public struct PracticeMachine: Sendable {
 
     private mutating func secondElapsed(_ report: SecondReport) -> [PracticeAction] {
         switch state {
-        case .menu, .choosingReduction:
+        case .menu, .choosingReduction, .settings, .editing:
             return []
 
-        case .notice(let left):
+        case .notice(let left, let then):
             if left <= 1 {
-                state = .menu(selected: .calibrate)
-                return [.show(menuScreen(selected: .calibrate))]
+                state = .menu(selected: then)
+                return [.show(menuScreen(selected: then))]
             }
-            state = .notice(secondsLeft: left - 1)
+            state = .notice(secondsLeft: left - 1, then: then)
+            return []
+
+        case .summary(let pages, let page, let left):
+            if left <= 1 {
+                state = .menu(selected: .mindfulWalk)
+                return [.show(menuScreen(selected: .mindfulWalk))]
+            }
+            state = .summary(pages: pages, page: page, secondsLeft: left - 1)
+            return []
+
+        case .reminder(let text, let selected, let left):
+            if left <= 1 {
+                // Unanswered: missed for today (the band may be off the wrist).
+                state = .menu(selected: .mindfulWalk)
+                return [.dismissReminder, .show(menuScreen(selected: .mindfulWalk))]
+            }
+            state = .reminder(text: text, selected: selected, secondsLeft: left - 1)
             return []
 
         case .countdown(let activity, let left):
             if left > 1 {
                 state = .countdown(activity, secondsLeft: left - 1)
-                let title = activity == .calibration ? "Calibrate: walk normally" : "Mindful walk -\(reductionPercent)%"
+                let title = if case .walk(let percent) = activity { "Mindful walk -\(percent)%" } else { "Calibrate: walk normally" }
                 return [.vibrate(.short), .show(.countdown(title: title, secondsLeft: left - 1))]
             }
             return begin(activity, unixSeconds: report.unixSeconds)
 
         case .calibrating(var session):
             session.run.secondElapsed(steps: report.steps, cadenceStepsPerMinute: report.cadenceStepsPerMinute)
-            let row = makeRow(report, offset: session.tally.seconds, overLimit: false, alerts: 0)
-            session.tally.add(row)
+            let row = makeRow(report, offset: session.tally.seconds, overLimit: false, alerts: 0, paused: false)
+            session.tally.add(row, kilocalories: report.activeKilocalories)
+            session.rmssd = report.restingRMSSDMilliseconds ?? session.rmssd
             if session.run.isComplete {
                 return [.recordSecond(row)] + finishCalibration(session, unixSeconds: report.unixSeconds)
             }
             state = .calibrating(session)
-            let total = settings.calibrationDistanceMeters == nil ? settings.calibrationSeconds : nil
+            let total = settings.calibrationDistanceMeters == nil ? session.run.lengthSeconds : nil
             return [.recordSecond(row), .show(.calibrating(elapsedSeconds: session.run.elapsedSeconds, totalSeconds: total, cadenceStepsPerMinute: report.cadenceStepsPerMinute, steps: session.run.steps))]
 
         case .walking(var walk):
-            let pace = walk.monitor.secondElapsed(cadenceStepsPerMinute: report.cadenceStepsPerMinute)
-            let row = makeRow(report, offset: walk.tally.seconds, overLimit: pace.overLimit, alerts: pace.alert ? 1 : 0)
-            walk.tally.add(row)
-            walk.stillSeconds = report.steps > 0 ? 0 : walk.stillSeconds + 1
-            if walk.stillSeconds >= settings.walkEndsAfterStillSeconds {
-                return [.recordSecond(row)] + finishWalk(walk, unixSeconds: report.unixSeconds)
-            }
+            let (actions, ended) = advance(&walk, report)
+            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
             state = .walking(walk)
-            var actions: [PracticeAction] = [.recordSecond(row)]
-            if pace.alert { actions.append(.vibrate(.paceAlert)) }
-            actions.append(.show(.walking(elapsedSeconds: walk.tally.seconds, cadenceStepsPerMinute: report.cadenceStepsPerMinute, limitStepsPerMinute: walk.monitor.limitStepsPerMinute, steps: walk.tally.steps, heartRateBPM: report.heartRateBPM, overLimit: pace.overLimit)))
+            return actions + [.show(.walking(walk.lastScreen))]
+
+        case .endingWalk(var walk, let selected, let left):
+            let (actions, ended) = advance(&walk, report)
+            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if left <= 1 { return actions + continueWalk(walk) }
+            state = .endingWalk(walk, selected: selected, secondsLeft: left - 1)
+            return actions
+
+        case .confirmingDiscard(var walk, let left):
+            let (actions, ended) = advance(&walk, report)
+            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if left <= 1 { return actions + continueWalk(walk) }
+            state = .confirmingDiscard(walk, secondsLeft: left - 1)
             return actions
         }
+    }
+
+    /// One second of a walk (walking or paused); `ended` when it ends by itself.
+    private func advance(_ walk: inout Walk, _ report: SecondReport) -> (actions: [PracticeAction], ended: Bool) {
+        walk.rmssd = report.restingRMSSDMilliseconds ?? walk.rmssd
+        if let paused = walk.pausedFor {
+            let row = makeRow(report, offset: walk.tally.seconds, overLimit: false, alerts: 0, paused: true)
+            walk.tally.add(row, kilocalories: report.activeKilocalories)
+            walk.pausedFor = paused + 1
+            walk.lastScreen.pausedSeconds = paused + 1
+            walk.lastScreen.elapsedSeconds = walk.tally.seconds
+            walk.lastScreen.heartRateBPM = report.heartRateBPM
+            return ([.recordSecond(row)], paused + 1 >= settings.longestPauseSeconds)
+        }
+        let pace = walk.monitor.secondElapsed(cadenceStepsPerMinute: report.cadenceStepsPerMinute)
+        let row = makeRow(report, offset: walk.tally.seconds, overLimit: pace.overLimit, alerts: pace.alert ? 1 : 0, paused: false)
+        walk.tally.add(row, kilocalories: report.activeKilocalories)
+        walk.stillSeconds = report.steps > 0 ? 0 : walk.stillSeconds + 1
+        walk.lastScreen = Screen.Walking(elapsedSeconds: walk.tally.seconds, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
+                                         limitStepsPerMinute: walk.monitor.limitStepsPerMinute, steps: walk.tally.steps,
+                                         heartRateBPM: report.heartRateBPM, pace: walk.monitor.pace)
+        var actions: [PracticeAction] = [.recordSecond(row)]
+        if pace.alert, let pattern = HapticPattern.paceAlert(style: values.alertStyle,
+                                                           strength: AlertStrength.strength(setting: values.alertStrength, wristMotionG: report.wristMotionG)) {
+            actions.append(.vibrate(pattern))
+        }
+        return (actions, walk.stillSeconds >= settings.walkEndsAfterStillSeconds)
     }
 
     private mutating func begin(_ activity: Activity, unixSeconds: Double) -> [PracticeAction] {
         switch activity {
         case .calibration:
             let parameters = SessionParameters(stepLengthMeters: stepLengthMeters)
-            state = .calibrating(CalibrationSession(run: CalibrationRun(settings: settings), parameters: parameters, startUnixSeconds: unixSeconds))
-            let total = settings.calibrationDistanceMeters == nil ? settings.calibrationSeconds : nil
+            let run = CalibrationRun(settings: settings, lengthSeconds: values.calibrationSeconds)
+            state = .calibrating(CalibrationSession(run: run, parameters: parameters, startUnixSeconds: unixSeconds))
+            let total = settings.calibrationDistanceMeters == nil ? run.lengthSeconds : nil
             return [.beginSession(.calibration, startUnixSeconds: unixSeconds, parameters: parameters), .vibrate(.long),
                     .show(.calibrating(elapsedSeconds: 0, totalSeconds: total, cadenceStepsPerMinute: 0, steps: 0))]
         case .walk(let reduction):
@@ -282,39 +546,73 @@ public struct PracticeMachine: Sendable {
                 return [.vibrate(.refuse), .show(menuScreen(selected: .calibrate))]
             }
             let limit = calibration.cadenceStepsPerMinute * (1 - Double(reduction) / 100)
-            let parameters = SessionParameters(calibratedCadenceStepsPerMinute: calibration.cadenceStepsPerMinute, reductionPercent: reduction, limitCadenceStepsPerMinute: limit, stepLengthMeters: stepLengthMeters)
-            state = .walking(Walk(monitor: PaceMonitor(limitStepsPerMinute: limit, settings: settings), parameters: parameters, startUnixSeconds: unixSeconds))
-            return [.beginSession(.mindfulWalk, startUnixSeconds: unixSeconds, parameters: parameters), .vibrate(.long),
-                    .show(.walking(elapsedSeconds: 0, cadenceStepsPerMinute: 0, limitStepsPerMinute: limit, steps: 0, heartRateBPM: nil, overLimit: false))]
+            let parameters = SessionParameters(calibratedCadenceStepsPerMinute: calibration.cadenceStepsPerMinute, reductionPercent: reduction,
+                                               limitCadenceStepsPerMinute: limit, stepLengthMeters: stepLengthMeters)
+            let screen = Screen.Walking(elapsedSeconds: 0, cadenceStepsPerMinute: 0, limitStepsPerMinute: limit, steps: 0, heartRateBPM: nil, pace: .under)
+            let walk = Walk(monitor: PaceMonitor(limitStepsPerMinute: limit, settings: settings), parameters: parameters,
+                            startUnixSeconds: unixSeconds, lastScreen: screen)
+            state = .walking(walk)
+            return [.beginSession(.mindfulWalk, startUnixSeconds: unixSeconds, parameters: parameters), .vibrate(.long)]
+                + metronomeOn(walk) + [.show(.walking(screen))]
         }
+    }
+
+    private func metronomeOn(_ walk: Walk) -> [PracticeAction] {
+        guard values.metronome else { return [] }
+        return [.metronome(periodSeconds: 60 / walk.monitor.limitStepsPerMinute)]
     }
 
     private mutating func finishCalibration(_ session: CalibrationSession, unixSeconds: Double) -> [PracticeAction] {
         let outcome = session.run.outcome(unixSeconds: unixSeconds)
         var measured: Double?
         var actions: [PracticeAction] = []
+        var then = MenuItem.calibrate
+        var parameters = session.parameters
         switch outcome {
         case .calibrated(let result):
             calibration = result
             measured = result.cadenceStepsPerMinute
+            if let length = result.stepLengthMeters { parameters.stepLengthMeters = length }
+            let speed = result.cadenceStepsPerMinute / 60 * parameters.stepLengthMeters * 3.6
+            then = .mindfulWalk   // what a calibrated wearer does next
             actions += [.saveCalibration(result), .vibrate(.double),
-                        .show(.notice(title: "Calibrated", detail: "normal pace \(Int(result.cadenceStepsPerMinute.rounded())) steps/min"))]
+                        .show(.notice(title: "Calibrated", detail: "normal pace \(Int(result.cadenceStepsPerMinute.rounded())) steps/min, \(oneDecimal(speed)) km/h (step \(Int((parameters.stepLengthMeters * 100).rounded())) cm)"))]
         case .failed(let reason):
             actions += [.vibrate(.refuse), .show(.notice(title: "Calibration failed", detail: reason))]
         }
-        var parameters = session.parameters
-        if case .calibrated(let result) = outcome, let length = result.stepLengthMeters { parameters.stepLengthMeters = length }
-        let summary = session.tally.summary(kind: .calibration, startUnixSeconds: session.startUnixSeconds, endUnixSeconds: unixSeconds, parameters: parameters, measuredCadenceStepsPerMinute: measured)
-        state = .notice(secondsLeft: 5)
+        let summary = session.tally.summary(kind: .calibration, startUnixSeconds: session.startUnixSeconds, endUnixSeconds: unixSeconds,
+                                            parameters: parameters, rmssdMilliseconds: session.rmssd, measuredCadenceStepsPerMinute: measured)
+        state = .notice(secondsLeft: 8, then: then)
         return [.endSession(summary)] + actions
     }
 
+    private func summary(of walk: Walk, endUnixSeconds: Double) -> SessionSummary {
+        walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: endUnixSeconds,
+                           parameters: walk.parameters, rmssdMilliseconds: walk.rmssd)
+    }
+
     private mutating func finishWalk(_ walk: Walk, unixSeconds: Double) -> [PracticeAction] {
-        let summary = walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: unixSeconds, parameters: walk.parameters)
-        state = .notice(secondsLeft: 8)
-        let minutes = Int((Double(walk.tally.seconds) / 60).rounded())
-        return [.endSession(summary), .vibrate(.long),
-                .show(.notice(title: "Walk saved", detail: "\(summary.steps) steps, \(minutes) min, \(summary.alerts) alerts"))]
+        let summary = summary(of: walk, endUnixSeconds: unixSeconds)
+        let pages = Self.summaryPages(summary)
+        state = .summary(pages: pages, page: 0, secondsLeft: settings.summarySeconds)
+        return [.metronome(periodSeconds: nil), .endSession(summary), .vibrate(.long), .show(pages[0])]
+    }
+
+    /// The end-of-walk summary, a page per screen: time within the limit, steps and distance,
+    /// heart rate and pauses.
+    public static func summaryPages(_ s: SessionSummary) -> [Screen] {
+        let duration = clockText(Int(s.durationSeconds.rounded()))
+        let within = s.withinLimitShare.map { "\(Int(($0 * 100).rounded())) % within the limit" } ?? "no walking measured"
+        let page1 = ["\(duration) walked", within, "\(s.alerts) alert\(s.alerts == 1 ? "" : "s")"]
+        let distance = s.distanceMeters >= 1000 ? "\(oneDecimal(s.distanceMeters / 1000)) km" : "\(Int(s.distanceMeters.rounded())) m"
+        let page2 = ["\(s.steps) steps", distance, s.activeKilocalories.map { "\(Int($0.rounded())) kcal" } ?? "energy unknown"]
+        let heart = s.averageHeartRateBPM.map { average in
+            "heart \(Int(average.rounded())) avg, \(Int((s.maximumHeartRateBPM ?? average).rounded())) max"
+        } ?? "no heart rate"
+        let pauses = s.pauses == 0 ? "no pauses" : "\(s.pauses) pause\(s.pauses == 1 ? "" : "s"), \(clockText(s.pausedSeconds))"
+        let page3 = [heart, pauses]
+        let pages = [page1, page2, page3]
+        return pages.enumerated().map { .summary(title: "Walk saved", lines: $0.element, page: $0.offset, pages: pages.count) }
     }
 
     // MARK: Screens
@@ -324,14 +622,30 @@ public struct PracticeMachine: Sendable {
     }
 
     private func reductionScreen(index: Int) -> Screen {
-        let percent = settings.reductionChoicesPercent[index]
+        let choices = values.reductionChoices
+        let percent = choices[min(index, choices.count - 1)]
         let limit = (calibration?.cadenceStepsPerMinute ?? 0) * (1 - Double(percent) / 100)
         return .choosingReduction(percent: percent, limitStepsPerMinute: limit)
     }
 
-    private func makeRow(_ report: SecondReport, offset: Int, overLimit: Bool, alerts: Int) -> SessionSecond {
+    private func settingsScreen(selected: Int) -> Screen {
+        .choice(title: "Settings", options: SettingsMenu.entries.map { SettingsMenu.line($0, values: values) }, selected: selected)
+    }
+
+    private func editScreen(_ setting: BandSetting, _ options: [String], _ index: Int) -> Screen {
+        .choice(title: SettingsMenu.title(setting), options: options.map { SettingsMenu.label(setting, $0) }, selected: index)
+    }
+
+    private func makeRow(_ report: SecondReport, offset: Int, overLimit: Bool, alerts: Int, paused: Bool) -> SessionSecond {
         SessionSecond(offsetSeconds: offset, steps: report.steps, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
                       heartRateBPM: report.heartRateBPM, heartRateConfidence: report.heartRateConfidence,
-                      overLimit: overLimit, alerts: alerts, accelerometerGap: report.accelerometerGap, heartRateGap: report.heartRateGap)
+                      overLimit: overLimit, alerts: alerts, accelerometerGap: report.accelerometerGap, heartRateGap: report.heartRateGap,
+                      paused: paused)
     }
+}
+
+/// One decimal, for screens: "4.7".
+func oneDecimal(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(abs(tenths % 10))"
 }

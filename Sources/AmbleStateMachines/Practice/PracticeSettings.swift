@@ -1,9 +1,9 @@
-/// How the practice runs. Defaults suit a first-time wearer; board and user settings change them.
+/// How the practice runs: the fixed rules (grace, realert, hysteresis, settling) and what the
+/// board file says (a calibration over a known distance). The wearer's own settings (reduction,
+/// calibration length, alert style, metronome, reminders) are `BandSettingValues`.
 public struct PracticeSettings: Equatable, Sendable {
     /// Seconds counted down (one buzz each) before a calibration or walk begins.
     public var countdownSeconds = 3
-    /// Length of a timed calibration walk, seconds.
-    public var calibrationSeconds = 60
     /// Seconds at the start of a calibration left out while the wearer gets into stride.
     public var calibrationSettleSeconds = 10
     /// Share of the measured calibration seconds that must show walking for a valid result.
@@ -11,8 +11,6 @@ public struct PracticeSettings: Equatable, Sendable {
     /// When set, calibration is over a known distance: the wearer presses select at its end
     /// and the step length becomes distance / steps. Metres.
     public var calibrationDistanceMeters: Double?
-    /// Reductions the wearer can pick, per cent.
-    public var reductionChoicesPercent = [10, 15, 20, 25, 30, 40]
     /// Seconds in a row above the limit before the first alert (a brief surge is forgiven).
     public var sustainSecondsBeforeAlert = 3
     /// Seconds between repeated alerts while the wearer stays too fast.
@@ -25,7 +23,13 @@ public struct PracticeSettings: Equatable, Sendable {
     public var walkEndsAfterStillSeconds = 600
     /// A distance calibration not ended by a press ends after this long, seconds.
     public var longestCalibrationSeconds = 600
-
+    /// A paused walk not resumed for this long ends by itself, seconds.
+    public var longestPauseSeconds = 1800
+    /// A question on screen (end the walk? a reminder) with no answer for this long goes away:
+    /// the walk goes on, the reminder is missed. Seconds.
+    public var questionSeconds = 30
+    /// The end-of-walk summary stays this long unless a press dismisses it, seconds.
+    public var summarySeconds = 60
     public init() {}
 }
 
@@ -41,8 +45,16 @@ public struct SecondReport: Equatable, Sendable {
     public var heartRateConfidence: Double?
     public var accelerometerGap = false
     public var heartRateGap = false
+    /// Active energy spent in this second, kcal (the band's gait model); nil when unknown.
+    public var activeKilocalories: Double?
+    /// Heart-rate variability at rest so far in the session, ms (RMSSD); nil until known.
+    public var restingRMSSDMilliseconds: Double?
+    /// How much the wrist moved in this second: RMS of |a| - 1 g, g. Alerts are felt less on a
+    /// moving arm, so they are made stronger.
+    public var wristMotionG: Double = 0
 
-    public init(unixSeconds: Double, steps: Int, cadenceStepsPerMinute: Double, heartRateBPM: Double? = nil, heartRateConfidence: Double? = nil, accelerometerGap: Bool = false, heartRateGap: Bool = false) {
+    public init(unixSeconds: Double, steps: Int, cadenceStepsPerMinute: Double, heartRateBPM: Double? = nil, heartRateConfidence: Double? = nil, accelerometerGap: Bool = false, heartRateGap: Bool = false,
+                activeKilocalories: Double? = nil, restingRMSSDMilliseconds: Double? = nil, wristMotionG: Double = 0) {
         self.unixSeconds = unixSeconds
         self.steps = steps
         self.cadenceStepsPerMinute = cadenceStepsPerMinute
@@ -50,5 +62,8 @@ public struct SecondReport: Equatable, Sendable {
         self.heartRateConfidence = heartRateConfidence
         self.accelerometerGap = accelerometerGap
         self.heartRateGap = heartRateGap
+        self.activeKilocalories = activeKilocalories
+        self.restingRMSSDMilliseconds = restingRMSSDMilliseconds
+        self.wristMotionG = wristMotionG
     }
 }

@@ -33,20 +33,54 @@ enum ScreenRenderer {
             _ = fb.drawText(String(left), x: 52, y: 20, scale: 4)
         case .calibrating(let elapsed, let total, let cadence, let steps):
             _ = fb.drawText("CALIBRATING", x: 0, y: 0)
-            _ = fb.drawText(StatusLine.clock(Double(elapsed)) + (total.map { " / " + StatusLine.clock(Double($0)) } ?? ""), x: 0, y: 12)
+            _ = fb.drawText(clockText(elapsed) + (total.map { " / " + clockText($0) } ?? ""), x: 0, y: 12)
             _ = fb.drawText("\(Int(cadence.rounded()))", x: 0, y: 24, scale: 3)
             _ = fb.drawText("steps/min", x: 70, y: 38)
             _ = fb.drawText("steps \(steps)", x: 0, y: 56)
-        case .walking(let elapsed, let cadence, let limit, let steps, let heartRate, let over):
-            _ = fb.drawText("WALK " + StatusLine.clock(Double(elapsed)), x: 0, y: 0)
-            _ = fb.drawText(heartRate.map { "♥\(Int($0.rounded()))" } ?? "♥--", x: 98, y: 0)
-            _ = fb.drawText("\(Int(cadence.rounded()))", x: 0, y: 14, scale: 3)
-            _ = fb.drawText("/ \(Int(limit.rounded()))", x: 64, y: 24)
-            if over {
+        case .walking(let walk):
+            _ = fb.drawText("WALK " + clockText(walk.elapsedSeconds), x: 0, y: 0)
+            _ = fb.drawText(walk.heartRateBPM.map { "♥\(Int($0.rounded()))" } ?? "♥--", x: 98, y: 0)
+            if let paused = walk.pausedSeconds {
+                _ = fb.drawText("PAUSED", x: 0, y: 16, scale: 2)
+                _ = fb.drawText(clockText(paused), x: 0, y: 36)
+                _ = fb.drawText("select: resume", x: 0, y: 56)
+                break
+            }
+            _ = fb.drawText("\(Int(walk.cadenceStepsPerMinute.rounded()))", x: 0, y: 14, scale: 3)
+            _ = fb.drawText("/ \(Int(walk.limitStepsPerMinute.rounded()))", x: 64, y: 24)
+            switch walk.pace {
+            case .over:
                 fb.drawRect(x: 0, y: 42, width: fb.width, height: 11, filled: true)
                 _ = fb.drawText("TOO FAST: SLOW DOWN", x: 3, y: 44, on: false)
+            case .easing:
+                _ = fb.drawText("easing: below \(Int((walk.limitStepsPerMinute).rounded()))", x: 0, y: 44)
+            case .under:
+                break
             }
-            _ = fb.drawText("steps \(steps)", x: 0, y: 56)
+            _ = fb.drawText("steps \(walk.steps)", x: 0, y: 56)
+        case .choice(let title, let options, let selected):
+            _ = fb.drawText(String(title.prefix(21)), x: 0, y: 0)
+            fb.drawLine(fromX: 0, y: 9, toX: fb.width - 1, y: 9)
+            // Four options fit; a longer list scrolls with the selection.
+            let first = max(0, min(selected - 3, options.count - 4))
+            for (row, i) in (first ..< min(options.count, first + 4)).enumerated() {
+                let y = 13 + row * 10
+                if i == selected {
+                    fb.drawRect(x: 0, y: y - 1, width: fb.width, height: 10, filled: true)
+                    _ = fb.drawText(String(options[i].prefix(20)), x: 3, y: y, on: false)
+                } else {
+                    _ = fb.drawText(String(options[i].prefix(20)), x: 3, y: y)
+                }
+            }
+            _ = fb.drawText("next  select", x: 0, y: 56)
+        case .summary(let title, let lines, let page, let pages):
+            _ = fb.drawText(String(title.prefix(16)), x: 0, y: 0)
+            _ = fb.drawText("\(page + 1)/\(pages)", x: 110, y: 0)
+            fb.drawLine(fromX: 0, y: 9, toX: fb.width - 1, y: 9)
+            for (i, line) in lines.prefix(4).enumerated() {
+                _ = fb.drawText(String(line.prefix(21)), x: 0, y: 14 + i * 10)
+            }
+            _ = fb.drawText("next: page  select: ok", x: 0, y: 56)
         case .notice(let title, let detail):
             _ = fb.drawText(String(title.prefix(21)), x: 0, y: 0)
             for (i, line) in wrap(detail, width: 21).prefix(5).enumerated() {

@@ -1,7 +1,7 @@
 import AmbleEmulators
 import AmbleHardware
 import AmbleSimulation
-import Logging
+import AmbleStateMachines
 
 /// The simulated board's parts: the emulated bus and chips, the simulated GPIO lines, the
 /// wearer feeding the chips, and what a script or the keyboard does to them.
@@ -15,9 +15,11 @@ public final class SimulatedBoard {
     public let motorLine: SimulatedGPIOOutput
     /// The emulated OLED, when the board has a display.
     public let displayPanel: SSD1306Emulator?
-    public private(set) var buttonLines: [String: SimulatedGPIOInput] = [:]
+    /// The buttons' lines, by role (each bounces twice on a press: the debouncer must cope).
+    public let buttonLines: [ButtonRole: SimulatedGPIOInput]
 
-    init(clock: any BandClock, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?, buttonRoles: [String],
+    init(clock: any BandClock, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?,
+         buttonLines: [ButtonRole: SimulatedGPIOInput],
          accelerometer: (bus: EmulatedI2CBus, address: I2CAddress), heartRate: (bus: EmulatedI2CBus, address: I2CAddress)?) {
         self.displayPanel = displayPanel
         self.clock = clock
@@ -27,15 +29,11 @@ public final class SimulatedBoard {
         sensorPlaces = places
         self.synthetic = synthetic
         self.motorLine = motorLine
-        for role in buttonRoles {
-            let line = SimulatedGPIOInput(lineName: "BUTTON_\(role.uppercased())", clock: clock)
-            line.bounceEdges = 2  // real switches bounce; the debouncer must cope
-            buttonLines[role] = line
-        }
+        self.buttonLines = buttonLines
     }
 
     /// Presses a button at band time `time` for `holdSeconds`.
-    public func press(role: String, atSeconds time: Double, holdSeconds: Double) -> Bool {
+    public func press(role: ButtonRole, atSeconds time: Double, holdSeconds: Double) -> Bool {
         guard let line = buttonLines[role] else { return false }
         line.schedulePress(atSeconds: time, holdSeconds: holdSeconds)
         return true
@@ -45,7 +43,8 @@ public final class SimulatedBoard {
     func apply(_ action: ScenarioScript.Action, atSeconds time: Double) -> String? {
         switch action {
         case .press(let role, let hold):
-            return press(role: role, atSeconds: time, holdSeconds: hold) ? nil : "this board has no \(role) button"
+            guard let button = ButtonRole(rawValue: role), press(role: button, atSeconds: time, holdSeconds: hold) else { return "this board has no \(role) button" }
+            return nil
         case .walk(let cadence):
             guard let synthetic else { return "walk ignored: the board plays a recording" }
             synthetic.activity = .walking(cadenceStepsPerMinute: cadence)
@@ -82,12 +81,12 @@ public final class SimulatedBoard {
             return "the board plays a recording: the wearer's keys do nothing"
         }
         switch key {
-        case UInt8(ascii: "n"): _ = press(role: "next", atSeconds: now, holdSeconds: short)
-        case UInt8(ascii: "N"): _ = press(role: "next", atSeconds: now, holdSeconds: long)
-        case UInt8(ascii: "s"), UInt8(ascii: " "), 10, 13: _ = press(role: "select", atSeconds: now, holdSeconds: short)
-        case UInt8(ascii: "S"): _ = press(role: "select", atSeconds: now, holdSeconds: long)
-        case UInt8(ascii: "b"): _ = press(role: "back", atSeconds: now, holdSeconds: short)
-        case UInt8(ascii: "B"): _ = press(role: "back", atSeconds: now, holdSeconds: long)
+        case UInt8(ascii: "n"): _ = press(role: .next, atSeconds: now, holdSeconds: short)
+        case UInt8(ascii: "N"): _ = press(role: .next, atSeconds: now, holdSeconds: long)
+        case UInt8(ascii: "s"), UInt8(ascii: " "), 10, 13: _ = press(role: .select, atSeconds: now, holdSeconds: short)
+        case UInt8(ascii: "S"): _ = press(role: .select, atSeconds: now, holdSeconds: long)
+        case UInt8(ascii: "b"): _ = press(role: .back, atSeconds: now, holdSeconds: short)
+        case UInt8(ascii: "B"): _ = press(role: .back, atSeconds: now, holdSeconds: long)
         case UInt8(ascii: "w"):
             synthetic?.activity = .walking(cadenceStepsPerMinute: 110)
             return "walking at 110 steps/min"
@@ -111,5 +110,7 @@ public final class SimulatedBoard {
         return nil
     }
 
-    static let keyHelp = "keys: n/s/b next/select/back (N/S/B hold), w walk, +/- pace, 0 stop, o wrist off/on, q quit"
+    static let keyHelp = "keys: n/s/b next/select/back (N/S/B hold), w walk, +/- pace, 0 stop, o wrist off/on, ? keys, q quit"
+    /// The keys `key(_:now:)` acts on.
+    static let knownKeys: Set<UInt8> = Set("nNsSbBw+-0o ".utf8).union([10, 13])
 }

@@ -2,13 +2,12 @@ import AmbleLinux
 import Logging
 import Synchronization
 
-/// The band's terminal: a status line redrawn in place on a terminal (one line per change
-/// otherwise) and log lines that do not tear it.
+/// The band's terminal: a status line redrawn in place, cut to the terminal's width, and log
+/// lines that do not tear it. Without a terminal (a service, a pipe) there is no status line:
+/// the band logs what its screen shows at debug level instead.
 public final class Console: Sendable {
     private struct State {
         var statusLine = ""
-        var lastPrintedKey = ""
-        var lastPrintedTime = -Double.infinity
     }
 
     public let isTerminal: Bool
@@ -16,24 +15,25 @@ public final class Console: Sendable {
     public let isSilent: Bool
     private let state = Mutex(State())
 
-    public init(isTerminal: Bool, silent: Bool = false) {
+    /// The terminal's width in columns now (nil: unknown, lines are not cut).
+    private let columns: @Sendable () -> Int?
+
+    public init(isTerminal: Bool, silent: Bool = false, columns: @escaping @Sendable () -> Int? = { nil }) {
         self.isTerminal = isTerminal
         isSilent = silent
+        self.columns = columns
     }
 
-    /// Shows the band's status. Without a terminal a line is printed when `key` changes or
-    /// `everySeconds` have passed since the last line (band time `now`).
-    public func status(_ line: String, key: String, now: Double, everySeconds: Double = 15) {
+    /// The width the status line must fit, in columns.
+    public var width: Int? { isTerminal ? columns() : nil }
+
+    /// Shows the band's status line (on a terminal only; cut to `width` by the caller).
+    public func status(_ line: String) {
+        guard isTerminal else { return }
         state.withLock { s in
-            if isTerminal {
-                guard line != s.statusLine else { return }
-                s.statusLine = line
-                write("\r\u{1B}[2K" + line)
-            } else if key != s.lastPrintedKey || now - s.lastPrintedTime >= everySeconds {
-                s.lastPrintedKey = key
-                s.lastPrintedTime = now
-                write(line + "\n")
-            }
+            guard line != s.statusLine else { return }
+            s.statusLine = line
+            write("\r\u{1B}[2K" + line)
         }
     }
 

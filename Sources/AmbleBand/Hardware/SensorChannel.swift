@@ -12,11 +12,14 @@ final class SensorChannel<Batch> {
         case starting
         case healthy
         case down(sinceSeconds: Double)
+        /// Switched off on purpose (the wearer withdrew consent): not read, no gaps.
+        case off
     }
 
     let name: String
     private let configure: () throws(SensorError) -> Void
     private let read: () throws(SensorError) -> Batch
+    private let shutDown: (() throws(SensorError) -> Void)?
     private let sampleCount: (Batch) -> Int
     private let lostData: (Batch) -> Bool
     private let logger: Logger
@@ -35,6 +38,7 @@ final class SensorChannel<Batch> {
     init(name: String, expectedRateHz: Double, logger: Logger,
          configure: @escaping () throws(SensorError) -> Void,
          read: @escaping () throws(SensorError) -> Batch,
+         shutDown: (() throws(SensorError) -> Void)? = nil,
          sampleCount: @escaping (Batch) -> Int,
          lostData: @escaping (Batch) -> Bool) {
         self.name = name
@@ -42,15 +46,37 @@ final class SensorChannel<Batch> {
         self.logger = logger
         self.configure = configure
         self.read = read
+        self.shutDown = shutDown
         self.sampleCount = sampleCount
         self.lostData = lostData
     }
 
     var isHealthy: Bool { health == .healthy }
+    var isOff: Bool { health == .off }
+
+    /// Switches the sensor off (its low-power shutdown, when the chip has one) or back on.
+    /// Off, it is neither read nor retried and its seconds are not gaps; on again, it is set
+    /// up afresh at the next poll.
+    func setEnabled(_ enabled: Bool) {
+        if enabled {
+            guard health == .off else { return }
+            health = .starting
+            nextRetrySeconds = 0
+            gap = false
+        } else {
+            guard health != .off else { return }
+            do { try shutDown?() } catch { logger.warning("\(name): cannot put it in shutdown: \(error)") }
+            health = .off
+            gap = false
+            logger.notice("\(name) switched off")
+        }
+    }
 
     /// Reads what the sensor has, handling faults. Returns nil when nothing could be read.
     func poll(now: Double) -> Batch? {
         switch health {
+        case .off:
+            return nil
         case .starting, .down:
             guard now >= nextRetrySeconds else { gap = true; return nil }
             do {
@@ -108,6 +134,6 @@ final class SensorChannel<Batch> {
     /// Whether data was lost since the last call (and clears the flag).
     func takeGap() -> Bool {
         defer { gap = false }
-        return gap || !isHealthy
+        return health != .off && (gap || !isHealthy)
     }
 }
