@@ -73,8 +73,9 @@ struct SessionFilter {
     /// here, listing those that do.
     func apply(_ sessions: [CompanionSession]) throws -> [CompanionSession] {
         if let band, !sessions.contains(where: { Self.band(band, names: $0) }) {
-            let labels = SessionText.bandLabels(sessions)
-            let known = labels.keys.sorted().map { "\(labels[$0]!) (id \($0.prefix(8)))" }
+            var names: [String: String] = [:]
+            for session in sessions { names[session.bandID] = session.bandName }
+            let known = names.keys.sorted().map { "\(names[$0]!) (id \($0.prefix(8)))" }
             throw CommandError("no band \"\(band)\" has sessions here" + (known.isEmpty ? "" : "; bands with sessions: " + known.joined(separator: ", ")))
         }
         return sessions.filter(includes)

@@ -228,8 +228,10 @@ enum ChartColumns {
     static func footer(_ slices: [ArraySlice<SessionSecond>], seconds: [SessionSecond], clock: ChartClock?) -> [String] {
         var rows = ["     +" + String(repeating: "-", count: slices.count), "      " + markers(slices)]
         if let clock, let last = seconds.last {
-            let start = localClock(clock.startUnixSeconds, in: clock.time)
-            let end = localClock(clock.startUnixSeconds + Double(last.offsetSeconds + 1), in: clock.time)
+            // Seconds too when the walk is short enough for minutes to repeat.
+            let short = last.offsetSeconds < 600
+            let start = localClock(clock.startUnixSeconds, in: clock.time, seconds: short)
+            let end = localClock(clock.startUnixSeconds + Double(last.offsetSeconds + 1), in: clock.time, seconds: short)
             let gap = max(1, slices.count - start.count - end.count)
             rows.append("      " + start + String(repeating: " ", count: gap) + end)
         }

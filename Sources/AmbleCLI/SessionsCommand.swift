@@ -210,12 +210,13 @@ struct CalibrationsCommand: ParsableCommand {
             print("No calibrations yet: calibrate on the band (menu: Calibrate), then amble sync.")
             return
         }
-        print(SessionText.pad("ID", 5) + SessionText.pad("BAND", 18) + SessionText.pad("DATE", 18) + SessionText.pad("CADENCE", 14) + SessionText.pad("STEP", 8) + "SPEED")
+        let bandWidth = max(18, (labels.values.map(\.count).max() ?? 0) + 2)
+        print(SessionText.pad("ID", 5) + SessionText.pad("BAND", bandWidth) + SessionText.pad("DATE", 18) + SessionText.pad("CADENCE", 14) + SessionText.pad("STEP", 8) + "SPEED")
         for session in calibrations {
             let s = session.summary
             let cadence = s.measuredCadenceStepsPerMinute.map { "\(Int($0.rounded())) steps/min" } ?? "failed"
             let speed = s.speedMetersPerSecond.map { "\(formatOne($0 * 3.6)) km/h" } ?? "-"
-            print(SessionText.pad(String(session.id), 5) + SessionText.pad(labels[session.bandID] ?? session.bandName, 18) + SessionText.pad(localDateTime(s.startUnixSeconds), 18)
+            print(SessionText.pad(String(session.id), 5) + SessionText.pad(labels[session.bandID] ?? session.bandName, bandWidth) + SessionText.pad(localDateTime(s.startUnixSeconds), 18)
                   + SessionText.pad(cadence, 14) + SessionText.pad("\(Int((s.parameters.stepLengthMeters * 100).rounded())) cm", 8) + speed
                   + (inUse[session.bandID] == session.id ? "   in use" : ""))
         }

@@ -166,13 +166,9 @@ public final class CompanionStore: Sendable {
     /// it, and writes through it fail. Throws `CompanionStoreError.needsUpgrade` when the file
     /// was made by an earlier build (open it with `init(path:)` once to upgrade it).
     public init(readingOnly path: String) throws {
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(5)
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        guard try queue.read({ try Self.migrator.hasCompletedMigrations($0) }) else { throw CompanionStoreError.needsUpgrade }
-        writer = queue
+        let reader = try openDatabase(path: path, readOnly: true)
+        guard try reader.read({ try Self.migrator.hasCompletedMigrations($0) }) else { throw CompanionStoreError.needsUpgrade }
+        writer = reader
     }
 
     /// Opens a store at an earlier schema version, for the upgrade tests.

@@ -89,7 +89,7 @@ struct ReviewCommandTests {
             #expect(row.contains("^"))
             #expect(row.hasSuffix("p"), "the paused end is marked")
         }
-        #expect(text.contains("      01:00") && text.contains("01:02"), "local start and end under the axis")
+        #expect(text.contains("      01:00:00") && text.contains("01:02:00\n"), "local start and end under the axis, with seconds for a short walk")
         // Heart rate rises over the walk: its first point is on a lower row than its last.
         let heartRows = Array(text.split(separator: "\n").filter { $0.contains("|") }.suffix(6))
         let firstStar = heartRows.firstIndex { $0.dropFirst(6).first == "*" }
