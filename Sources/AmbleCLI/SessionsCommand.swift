@@ -34,7 +34,7 @@ struct SessionsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Only sessions that started on or before this day (the whole day) or moment.", valueName: "date"))
         var until: String?
 
-        @Option(help: ArgumentHelp("Only sessions of this kind.", valueName: "calibration|mindful-walk"))
+        @Option(help: ArgumentHelp("Only sessions of this kind.", valueName: "kind"))
         var kind: SessionKind?
 
         @Option(help: ArgumentHelp("Only sessions from this band: its name, or the start of its id.", valueName: "band"))

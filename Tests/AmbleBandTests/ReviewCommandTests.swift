@@ -154,6 +154,26 @@ struct ReviewCommandTests {
 
     // MARK: Delete and reset
 
+    @Test func deleteHelpIsExactly() {
+        #expect(AmbleCommand.helpMessage(for: DeleteSessionsCommand.self, columns: 100) == """
+            OVERVIEW: Delete sessions from this laptop's store (the band's copy is not touched).
+
+            Asks first; --yes does not (needed without a terminal). When an id is not in the store, nothing is
+            deleted. A deleted session is not pulled again by a later sync. To wipe the band, use amble band
+            delete-all.
+
+            USAGE: amble sessions delete <ids> ... [--yes]
+
+            ARGUMENTS:
+              <ids>                   Session ids from `amble sessions list`.
+
+            OPTIONS:
+              --yes                   Delete without asking.
+              -h, --help              Show help information.
+
+            """)
+    }
+
     /// A console that answers from a script and records what was said.
     final class ScriptedConsole {
         var answers: [String]
