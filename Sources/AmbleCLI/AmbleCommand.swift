@@ -7,7 +7,8 @@ public struct AmbleCommand: ParsableCommand {
         commandName: "amble",
         abstract: "The Amble companion: pair with a band, sync its sessions, review them, analyse recordings.",
         subcommands: [PairCommand.self, BandsCommand.self, UnpairCommand.self, SyncCommand.self, BandCommand.self, CalibrationsCommand.self,
-                      SessionsCommand.self, ReportCommand.self, ExportCommand.self, AnalyzeCommand.self]
+                      SessionsCommand.self, ReportCommand.self, ExportCommand.self, AnalyzeCommand.self,
+                      ResetCommand.self]
     )
 
     @Option(help: ArgumentHelp("The companion's store. Default: $XDG_DATA_HOME/amble/amble.sqlite or ~/.local/share/amble/amble.sqlite.", valueName: "path"))

@@ -60,7 +60,7 @@ struct ReportCommand: ParsableCommand {
         if !force && FileManager.default.fileExists(atPath: html) {
             throw CommandError("\(html) exists; pass --force to replace it")
         }
-        let store = try openCompanionStore(path: amble.storePath)
+        let store = try openCompanionStoreForReading(path: amble.storePath)
         let time = LocalTime { localUTCOffsetSeconds(atUnixSeconds: $0) }
         let page: String
         let what: String
