@@ -48,11 +48,13 @@ enum SubcommandSuggestion {
         return nil
     }
 
-    /// The word in the parser's "Unexpected argument 'WORD'" error.
+    /// The first word in the parser's "Unexpected argument 'WORD'" or "2 unexpected
+    /// arguments: 'WORD', 'MORE'" error.
     static func unexpectedArgument(in message: String) -> String? {
-        let marker = "Unexpected argument '"
-        guard let start = message.range(of: marker)?.upperBound,
-              let end = message[start...].firstIndex(of: "'") else { return nil }
+        guard let marker = message.range(of: "nexpected argument"),
+              let open = message[marker.upperBound...].firstIndex(of: "'") else { return nil }
+        let start = message.index(after: open)
+        guard let end = message[start...].firstIndex(of: "'") else { return nil }
         return String(message[start..<end])
     }
 
