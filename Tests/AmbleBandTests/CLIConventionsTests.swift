@@ -44,6 +44,23 @@ struct CLIConventionsTests {
         #expect(amble.out.trimmingCharacters(in: .newlines) == AmbleCommand.configuration.version)
     }
 
+    @Test(.enabled(if: builtExecutable("amble-version-stamp") != nil, "amble-version-stamp is not built"))
+    func outsideGitTheVersionIsVersionAlone() throws {
+        let directory = NSTemporaryDirectory() + "amble-tarball-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "1.2.3\n".write(toFile: directory + "/VERSION", atomically: true, encoding: .utf8)
+        let stamped = try run("amble-version-stamp", [directory + "/VERSION", directory, directory + "/Version.swift"])
+        #expect(stamped.status == 0, "\(stamped.err)")
+        let source = try String(contentsOfFile: directory + "/Version.swift", encoding: .utf8)
+        #expect(source.contains("public static let string = \"1.2.3\"\n"), "\(source)")
+
+        try "".write(toFile: directory + "/VERSION", atomically: true, encoding: .utf8)
+        let empty = try run("amble-version-stamp", [directory + "/VERSION", directory, directory + "/Version.swift"])
+        #expect(empty.status == 1)
+        #expect(empty.err.contains("VERSION: error: needs the version on its first line"))
+    }
+
     // MARK: Completions
 
     @Test(arguments: [CompletionShell.bash, .zsh, .fish])
