@@ -32,7 +32,7 @@ struct ReportCommand: ParsableCommand {
     @Flag(help: "Report the calendar month that contains the date.")
     var month = false
 
-    @Option(help: ArgumentHelp("The HTML file to write.", valueName: "file"))
+    @Option(help: ArgumentHelp("The HTML file to write.", valueName: "file"), completion: .file(extensions: ["html"]))
     var html: String
 
     @Flag(help: "Replace the file if it exists.")

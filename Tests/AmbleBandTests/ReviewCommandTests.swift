@@ -169,6 +169,7 @@ struct ReviewCommandTests {
 
             OPTIONS:
               --yes                   Delete without asking.
+              --version               Show the version.
               -h, --help              Show help information.
 
             """)
