@@ -82,6 +82,13 @@ let package = Package(
             "AmbleModel", "AmbleHardware", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // MARK: Version
+        /// `AmbleVersion.string`, generated at build time from VERSION and git by the plugin below.
+        .target(name: "AmbleVersion", plugins: ["AmbleVersionPlugin"]),
+        .plugin(name: "AmbleVersionPlugin", capability: .buildTool(), dependencies: ["amble-version-stamp"]),
+        /// Writes the version source for the plugin; not installed.
+        .executableTarget(name: "amble-version-stamp"),
+
         // MARK: Composition
         /// Board files (`boards/*.toml`) parsed into a checked `BoardConfiguration`.
         .target(name: "AmbleBoard", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
@@ -94,11 +101,11 @@ let package = Package(
         /// The companion's commands (`amble ...`).
         .target(name: "AmbleCLI", dependencies: [
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore",
-            "AmbleSignal", "AmbleRecordings",
+            "AmbleSignal", "AmbleRecordings", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "ambled", dependencies: [
-            "AmbleBand", "AmbleBoard", "AmbleLinux",
+            "AmbleBand", "AmbleBoard", "AmbleLinux", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,4 +1,5 @@
 import AmbleLinux
+import AmbleVersion
 import ArgumentParser
 
 /// `amble`: the companion. Pulls sessions from bands, reviews and analyses them.
@@ -6,11 +7,14 @@ public struct AmbleCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "amble",
         abstract: "The Amble companion: pair with a band, sync its sessions, review them, analyse recordings.",
+        version: AmbleVersion.string,
         subcommands: [PairCommand.self, BandsCommand.self, UnpairCommand.self, SyncCommand.self, BandCommand.self, CalibrationsCommand.self,
-                      SessionsCommand.self, ReportCommand.self, ExportCommand.self, AnalyzeCommand.self]
+                      SessionsCommand.self, ReportCommand.self, ExportCommand.self, AnalyzeCommand.self,
+                      ResetCommand.self, LicensesCommand.self]
     )
 
-    @Option(help: ArgumentHelp("The companion's store. Default: $XDG_DATA_HOME/amble/amble.sqlite or ~/.local/share/amble/amble.sqlite.", valueName: "path"))
+    @Option(help: ArgumentHelp("The companion's store. Default: $XDG_DATA_HOME/amble/amble.sqlite or ~/.local/share/amble/amble.sqlite.", valueName: "path"),
+            completion: .file(extensions: ["sqlite"]))
     var store: String?
 
     public init() {}

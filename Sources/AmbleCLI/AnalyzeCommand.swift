@@ -18,7 +18,8 @@ struct AnalyzeStepsCommand: ParsableCommand {
         discussion: "Magnitude-only recordings hold |a| in x_g and 0 in y_g and z_g."
     )
 
-    @Argument(help: "The recording (CSV with header time_s,x_g,y_g,z_g; acceleration in g).")
+    @Argument(help: "The recording (CSV with header time_s,x_g,y_g,z_g; acceleration in g), or - for standard input.",
+              completion: .file(extensions: ["csv"]))
     var file: String
 
     @Flag(help: "Print one JSON object: steps, duration_s, mean_cadence_spm, walking_s, distance_m, step_length_m, active_kcal.")
@@ -49,14 +50,14 @@ struct AnalyzeStepsCommand: ParsableCommand {
         let gait = GaitModel(heightMeters: heightCentimeters / 100, weightKilograms: weightKilograms, calibratedStepLengthMeters: stepLengthMeters)
         if trace {
             print(StepAnalysis.Release.csvHeader)
-            _ = try StepAnalysis.run(recording: AccelerationRecording(path: file), gait: gait) { print($0.csv) }
+            _ = try StepAnalysis.run(recording: RecordingInput.acceleration(file), gait: gait) { print($0.csv) }
             return
         }
-        let result = try StepAnalysis.run(recording: AccelerationRecording(path: file), gait: gait)
+        let result = try StepAnalysis.run(recording: RecordingInput.acceleration(file), gait: gait)
         if json {
             print(result.json)
         } else {
-            print(result.summary(file: file))
+            print(result.summary(file: RecordingInput.displayName(file)))
         }
     }
 }
@@ -72,11 +73,15 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The recording (CSV with header time_s,ppg1[,ppg2[,ppg3]],x_g,y_g,z_g).")
+    @Argument(help: "The recording (CSV with header time_s,ppg1[,ppg2[,ppg3]],x_g,y_g,z_g), or - for standard input.",
+              completion: .file(extensions: ["csv"]))
     var file: String
 
     @Flag(help: "Print CSV time_s,bpm.")
     var csv = false
+
+    @Flag(help: "Print one JSON object: estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
+    var json = false
 
     @Option(help: "Window length in seconds: the time of the first estimate.")
     var window: Double = 8
@@ -88,13 +93,14 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
     var minConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence
 
     func validate() throws {
+        guard !(json && csv) else { throw ValidationError("--json and --csv print different things; choose one") }
         guard window >= 2, window <= 60 else { throw ValidationError("--window must be between 2 and 60 seconds") }
         guard step >= 0.1, step <= 60 else { throw ValidationError("--step must be between 0.1 and 60 seconds") }
         guard minConfidence >= 0, minConfidence <= 1 else { throw ValidationError("--min-confidence must be between 0 and 1") }
     }
 
     func run() throws {
-        let rows = try HeartRateAnalysis.run(recording: PPGRecording(path: file), windowSeconds: window, stepSeconds: step,
+        let rows = try HeartRateAnalysis.run(recording: RecordingInput.ppg(file), windowSeconds: window, stepSeconds: step,
                                              minimumConfidence: minConfidence)
         if csv {
             var out = "time_s,bpm\n"
@@ -102,8 +108,58 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
                 out += formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatOne($0.bpm) } ?? "") + "\n"
             }
             print(out, terminator: "")
+        } else if json {
+            print(rows.json)
         } else {
-            print(rows.summary(file: file))
+            print(rows.summary(file: RecordingInput.displayName(file)))
         }
+    }
+}
+
+/// A recording named on the command line: a path, or `-` for standard input, which is read
+/// whole (recordings are at most tens of megabytes).
+enum RecordingInput {
+    static func acceleration(_ file: String, standardInput: () -> String = readStandardInput) -> AccelerationRecording {
+        file == "-" ? AccelerationRecording(text: standardInput(), name: displayName(file)) : AccelerationRecording(path: file)
+    }
+
+    static func ppg(_ file: String, standardInput: () -> String = readStandardInput) -> PPGRecording {
+        file == "-" ? PPGRecording(text: standardInput(), name: displayName(file)) : PPGRecording(path: file)
+    }
+
+    /// How errors and summaries name the input.
+    static func displayName(_ file: String) -> String { file == "-" ? "<standard input>" : file }
+
+    static func readStandardInput() -> String {
+        var text = ""
+        while let line = readLine(strippingNewline: false) { text += line }
+        return text
+    }
+}
+
+extension HeartRateAnalysis {
+    /// One JSON object with the figures of `summary(file:)`; null where there is no value.
+    var json: String {
+        let values = rows.compactMap { $0.estimate }
+        let bpm = values.map(\.bpm)
+        let mean = bpm.isEmpty ? nil : bpm.reduce(0, +) / Double(bpm.count)
+        let confidence = values.isEmpty ? nil : values.map(\.confidence).reduce(0, +) / Double(values.count)
+        func count(_ status: HeartRateStatus) -> Int { rows.filter { $0.estimate == nil && $0.status == status }.count }
+        func one(_ value: Double?) -> String { value.map { formatOne($0) } ?? "null" }
+        let fields: [(String, String)] = [
+            ("estimates", "\(rows.count)"),
+            ("estimates_with_value", "\(values.count)"),
+            ("mean_bpm", one(mean)),
+            ("min_bpm", one(bpm.min())),
+            ("max_bpm", one(bpm.max())),
+            ("mean_confidence", confidence.map { formatTwo($0) } ?? "null"),
+            ("warming_up", "\(count(.warmingUp))"),
+            ("no_usable_signal", "\(count(.noUsableSignal))"),
+            ("low_confidence", "\(count(.lowConfidence))"),
+            ("rmssd_ms", one(restingVariability?.rmssdMilliseconds)),
+            ("rmssd_differences", restingVariability.map { "\($0.differenceCount)" } ?? "null"),
+            ("mean_beat_interval_ms", one(restingVariability?.meanIntervalMilliseconds)),
+        ]
+        return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     }
 }

@@ -19,7 +19,8 @@ struct BandAddressOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The band's address (ambled --listen).", valueName: "host:port"))
     var tcp: String?
 
-    @Option(help: ArgumentHelp("The serial device the band is on (ambled --serial).", valueName: "device"))
+    @Option(help: ArgumentHelp("The serial device the band is on (ambled --serial).", valueName: "device"),
+            completion: .shellCommand("ls -d /dev/tty* 2>/dev/null"))
     var serial: String?
 
     @Option(help: ArgumentHelp("Baud rate of --serial.", valueName: "rate"))

@@ -97,7 +97,7 @@ struct BandsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let bands = try openCompanionStore(path: amble.storePath).pairedBands()
+        let bands = try openCompanionStoreForReading(path: amble.storePath).pairedBands()
         if json {
             print(SessionJSON.array(bands.map { band in
                 SessionJSON(text: "{" + [

@@ -32,7 +32,7 @@ struct ReportCommand: ParsableCommand {
     @Flag(help: "Report the calendar month that contains the date.")
     var month = false
 
-    @Option(help: ArgumentHelp("The HTML file to write.", valueName: "file"))
+    @Option(help: ArgumentHelp("The HTML file to write.", valueName: "file"), completion: .file(extensions: ["html"]))
     var html: String
 
     @Flag(help: "Replace the file if it exists.")
@@ -60,7 +60,7 @@ struct ReportCommand: ParsableCommand {
         if !force && FileManager.default.fileExists(atPath: html) {
             throw CommandError("\(html) exists; pass --force to replace it")
         }
-        let store = try openCompanionStore(path: amble.storePath)
+        let store = try openCompanionStoreForReading(path: amble.storePath)
         let time = LocalTime { localUTCOffsetSeconds(atUnixSeconds: $0) }
         let page: String
         let what: String

@@ -11,34 +11,75 @@ import Foundation
 struct SessionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions",
-        abstract: "List, show and export synced sessions.",
-        subcommands: [ListCommand.self, ShowCommand.self, ExportCommand.self]
+        abstract: "List, show, export and delete synced sessions.",
+        subcommands: [ListCommand.self, ShowCommand.self, ExportCommand.self, DeleteSessionsCommand.self]
     )
 
     struct ListCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List every session, oldest first.")
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "List the sessions, oldest first, in local time.",
+            discussion: """
+                Times on screen are in the local zone (set TZ for another); --json gives them in UTC, ISO 8601. \
+                Dates are YYYY-MM-DD (a whole local day) or YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]. A session still being \
+                recorded on the band is not synced yet: it comes with the first sync after it ends.
+                """
+        )
 
         @ParentCommand var amble: AmbleCommand
+
+        @Option(help: ArgumentHelp("Only sessions that started on or after this day or moment.", valueName: "date"))
+        var since: String?
+
+        @Option(help: ArgumentHelp("Only sessions that started on or before this day (the whole day) or moment.", valueName: "date"))
+        var until: String?
+
+        @Option(help: ArgumentHelp("Only sessions of this kind.", valueName: "kind"))
+        var kind: SessionKind?
+
+        @Option(help: ArgumentHelp("Only sessions from this band: its name, or the start of its id.", valueName: "band"))
+        var band: String?
 
         @Flag(help: "Print a JSON array of session objects.")
         var json = false
 
+        func validate() throws {
+            do {
+                _ = try since.map { try TimeBound($0) }
+                _ = try until.map { try TimeBound($0) }
+            } catch let error as CommandError {
+                throw ValidationError(error.description)
+            }
+        }
+
+        func filter(time: LocalTime = .system) throws -> SessionFilter {
+            SessionFilter(since: try since.map { try TimeBound($0, time: time) }, until: try until.map { try TimeBound($0, time: time) },
+                          kind: kind, band: band)
+        }
+
         func run() throws {
-            let sessions = try openCompanionStore(path: amble.storePath).sessions()
+            let all = try openCompanionStoreForReading(path: amble.storePath).sessions()
+            let filter = try filter()
+            let sessions = try filter.apply(all)
             if json {
                 print(SessionJSON.array(sessions.map { SessionJSON.object($0, seconds: nil) }))
                 return
             }
-            guard !sessions.isEmpty else {
+            guard !all.isEmpty else {
                 print("No sessions yet. Pull some with: amble sync --tcp HOST:PORT")
                 return
             }
-            print(SessionText.table(sessions))
+            guard !sessions.isEmpty else {
+                print("No session matches (\(all.count) in the store).")
+                return
+            }
+            // Labels from every session, so that a band reads the same whatever the filter.
+            print(SessionText.table(sessions, bandLabels: SessionText.bandLabels(all)))
         }
     }
 
     struct ShowCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one session: its summary and a chart of its pace.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one session: its summary and charts of its pace and heart rate.")
 
         @ParentCommand var amble: AmbleCommand
 
@@ -51,7 +92,7 @@ struct SessionsCommand: ParsableCommand {
         func validate() throws { try validateSessionArgument(session) }
 
         func run() throws {
-            let store = try openCompanionStore(path: amble.storePath)
+            let store = try openCompanionStoreForReading(path: amble.storePath)
             let id = try resolveSessionID(session, in: store)
             guard let (stored, seconds) = try store.session(id: id) else {
                 throw CommandError("no session \(id); `amble sessions list` shows the ids")
@@ -89,7 +130,7 @@ struct SessionsCommand: ParsableCommand {
         func validate() throws { try validateSessionArgument(session) }
 
         func run() throws {
-            let store = try openCompanionStore(path: amble.storePath)
+            let store = try openCompanionStoreForReading(path: amble.storePath)
             let id = try resolveSessionID(session, in: store)
             guard try store.session(id: id) != nil else {
                 throw CommandError("no session \(id); `amble sessions list` shows the ids")
@@ -146,7 +187,7 @@ struct CalibrationsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let calibrations = try openCompanionStore(path: amble.storePath).sessions().filter { $0.summary.kind == .calibration }
+        let calibrations = try openCompanionStoreForReading(path: amble.storePath).sessions().filter { $0.summary.kind == .calibration }
         // The band uses its latest successful calibration.
         var inUse: [String: Int64] = [:]
         for session in calibrations where session.summary.measuredCadenceStepsPerMinute != nil { inUse[session.bandID] = session.id }
@@ -164,18 +205,22 @@ struct CalibrationsCommand: ParsableCommand {
             }))
             return
         }
+        let labels = SessionText.bandLabels(calibrations)
         guard !calibrations.isEmpty else {
             print("No calibrations yet: calibrate on the band (menu: Calibrate), then amble sync.")
             return
         }
-        print(SessionText.pad("ID", 5) + SessionText.pad("BAND", 18) + SessionText.pad("DATE (UTC)", 21) + SessionText.pad("CADENCE", 14) + SessionText.pad("STEP", 8) + "SPEED")
+        let bandWidth = max(18, (labels.values.map(\.count).max() ?? 0) + 2)
+        print(SessionText.pad("ID", 5) + SessionText.pad("BAND", bandWidth) + SessionText.pad("DATE", 18) + SessionText.pad("CADENCE", 14) + SessionText.pad("STEP", 8) + "SPEED")
         for session in calibrations {
             let s = session.summary
             let cadence = s.measuredCadenceStepsPerMinute.map { "\(Int($0.rounded())) steps/min" } ?? "failed"
             let speed = s.speedMetersPerSecond.map { "\(formatOne($0 * 3.6)) km/h" } ?? "-"
-            print(SessionText.pad(String(session.id), 5) + SessionText.pad(session.bandName, 18) + SessionText.pad(isoDate(s.startUnixSeconds).replacingT, 21)
+            print(SessionText.pad(String(session.id), 5) + SessionText.pad(labels[session.bandID] ?? session.bandName, bandWidth) + SessionText.pad(localDateTime(s.startUnixSeconds), 18)
                   + SessionText.pad(cadence, 14) + SessionText.pad("\(Int((s.parameters.stepLengthMeters * 100).rounded())) cm", 8) + speed
                   + (inUse[session.bandID] == session.id ? "   in use" : ""))
         }
     }
 }
+
+extension SessionKind: ExpressibleByArgument {}

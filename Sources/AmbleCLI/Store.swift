@@ -34,3 +34,17 @@ func openCompanionStore(path: String, create: Bool = false) throws -> CompanionS
         throw CommandError("cannot open the store \(path): \(error). Is it an Amble store? Pass another with --store.")
     }
 }
+
+/// Opens the companion's store for a command that only reads it: read-only, so that a
+/// review never changes the file (nor its time stamps, nor leaves it half-written when cut).
+/// A store made by an earlier build is upgraded first, the one write such a command makes.
+func openCompanionStoreForReading(path: String) throws -> CompanionStore {
+    guard FileManager.default.fileExists(atPath: path) else { return try openCompanionStore(path: path) }
+    do {
+        return try CompanionStore(readingOnly: path)
+    } catch CompanionStoreError.needsUpgrade {
+        return try openCompanionStore(path: path)
+    } catch {
+        throw CommandError("cannot open the store \(path): \(error). Is it an Amble store? Pass another with --store.")
+    }
+}

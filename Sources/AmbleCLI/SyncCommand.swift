@@ -60,7 +60,7 @@ struct SyncCommand: ParsableCommand {
                      + (result.resentRequests > 0 ? ", \(result.resentRequests) request(s) sent again after damage" : "")]
         for pulled in result.pulled {
             let s = pulled.summary
-            lines.append("  #\(pulled.localID) \(s.kind.rawValue) \(isoDate(s.startUnixSeconds)) \(s.steps) steps"
+            lines.append("  #\(pulled.localID) \(s.kind.rawValue) \(localDateTime(s.startUnixSeconds)) \(s.steps) steps"
                          + (pulled.resumedBytes > 0 ? " (resumed after \(pulled.resumedBytes) bytes)" : ""))
         }
         for refused in result.refused {

@@ -58,6 +58,10 @@ public enum CompanionStoreError: Error, Equatable, Sendable, CustomStringConvert
     case keyLength(Int)
     /// A partial download claims more bytes than the session's whole length, or a negative length.
     case partialDownloadTooLong(bandID: String, bandSessionID: Int64, received: Int, totalLength: Int)
+    /// None of these session ids is in the store (laptop ids, ascending).
+    case unknownSessions([Int64])
+    /// The store was made by an earlier build: it must be opened for writing once to upgrade it.
+    case needsUpgrade
 
     public var description: String {
         switch self {
@@ -72,6 +76,10 @@ public enum CompanionStoreError: Error, Equatable, Sendable, CustomStringConvert
         case let .partialDownloadTooLong(bandID, bandSessionID, received, totalLength):
             return "session \(bandSessionID) of band \(bandID): \(received) bytes received for a length of \(totalLength); "
                 + "the download is corrupt, discard it and download the session again"
+        case let .unknownSessions(ids):
+            return "no session \(ids.map(String.init).joined(separator: ", ")) in the store"
+        case .needsUpgrade:
+            return "the store was made by an earlier version of Amble and must be upgraded first (any command that writes, such as `amble sync`, does it)"
         }
     }
 }
@@ -152,6 +160,15 @@ public final class CompanionStore: Sendable {
     public init(path: String?) throws {
         writer = try openDatabase(path: path)
         try Self.migrator.migrate(writer)
+    }
+
+    /// Opens the store at `path` for reading only: nothing, not even a migration, writes to
+    /// it, and writes through it fail. Throws `CompanionStoreError.needsUpgrade` when the file
+    /// was made by an earlier build (open it with `init(path:)` once to upgrade it).
+    public init(readingOnly path: String) throws {
+        let reader = try openDatabase(path: path, readOnly: true)
+        guard try reader.read({ try Self.migrator.hasCompletedMigrations($0) }) else { throw CompanionStoreError.needsUpgrade }
+        writer = reader
     }
 
     /// Opens a store at an earlier schema version, for the upgrade tests.
@@ -445,7 +462,49 @@ public final class CompanionStore: Sendable {
         }
     }
 
+    /// The sessions with these ids, in the order given; throws
+    /// `CompanionStoreError.unknownSessions` naming every id not in the store.
+    public func sessions(ids: [Int64]) throws -> [CompanionSession] {
+        try writer.read { db in try Self.sessions(db, ids: ids) }
+    }
+
+    // MARK: Deleting
+
+    /// Deletes these sessions (their seconds and raw samples with them), all or none: when an
+    /// id is not in the store nothing is deleted and `CompanionStoreError.unknownSessions`
+    /// names the missing ones. Returns what was deleted. The bands' sync cursors stay, so a
+    /// later sync does not pull a deleted session again.
+    @discardableResult
+    public func deleteSessions(ids: [Int64]) throws -> [CompanionSession] {
+        try writer.write { db in
+            let sessions = try Self.sessions(db, ids: ids)
+            try SessionRow.filter(keys: sessions.map(\.id)).deleteAll(db)
+            return sessions
+        }
+    }
+
+    /// Deletes every session (with their seconds and raw samples) and every partial download.
+    /// The laptop's key, the paired bands and their sync cursors stay: syncing goes on with the
+    /// sessions recorded after. Returns how many sessions were deleted.
+    @discardableResult
+    public func deleteAllSessions() throws -> Int {
+        try writer.write { db in
+            let count = try SessionRow.deleteAll(db)
+            try PartialDownloadRow.deleteAll(db)
+            return count
+        }
+    }
+
     // MARK: Helpers
+
+    private static func sessions(_ db: Database, ids: [Int64]) throws -> [CompanionSession] {
+        let found = try Row.fetchAll(db, sessionsWithBandName.filter(keys: ids)).compactMap(companionSession)
+        let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let missing = Set(ids.filter { byID[$0] == nil }).sorted()
+        guard missing.isEmpty else { throw CompanionStoreError.unknownSessions(missing) }
+        var seen = Set<Int64>()
+        return ids.filter { seen.insert($0).inserted }.compactMap { byID[$0] }
+    }
 
     private static var sessionsWithBandName: QueryInterfaceRequest<SessionRow> {
         SessionRow.annotated(withRequired: SessionRow.belongsTo(BandRow.self).select(BandRow.Columns.name.forKey("band_name")))

@@ -252,11 +252,16 @@ public struct SecondRow: Codable, Equatable, Sendable, FetchableRecord, Persista
 /// Opens a database file with the settings both stores want: WAL (a crash loses at most the
 /// transaction under way) and foreign keys on. The file and its folder are the wearer's alone
 /// (0600 in 0700): sessions and keys are private.
-public func openDatabase(path: String?) throws -> any DatabaseWriter {
+///
+/// `readOnly`: one connection that cannot write (SQLite refuses every write through it), for
+/// commands that only read; the file must exist.
+public func openDatabase(path: String?, readOnly: Bool = false) throws -> any DatabaseWriter {
     var configuration = Configuration()
     configuration.foreignKeysEnabled = true
     configuration.busyMode = .timeout(5)
+    configuration.readonly = readOnly
     guard let path else { return try DatabaseQueue(configuration: configuration) }
+    if readOnly { return try DatabaseQueue(path: path, configuration: configuration) }
     #if canImport(Glibc)
     // New files (the database, its WAL and shared-memory files) are created 0600. The folder
     // is the caller's to make (0700 when it makes it; an existing one is left as it is).

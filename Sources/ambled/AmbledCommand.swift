@@ -1,6 +1,7 @@
 import AmbleBand
 import AmbleBoard
 import AmbleLinux
+import AmbleVersion
 import ArgumentParser
 import Logging
 
@@ -14,19 +15,21 @@ struct AmbledCommand: ParsableCommand {
         fed by a synthetic wearer or a recording; buttons come from the keyboard or --script, \
         and the motor and a status line are drawn in the terminal. SIGTERM or SIGINT closes \
         the session under way, stores it and stops.
-        """
+        """,
+        version: AmbleVersion.string
     )
 
-    @Option(help: "The board file (boards/*.toml). Default: /etc/amble/board.toml when present, else the simulated board (boards/sim.toml) next to ambled or in the current directory.")
+    @Option(help: "The board file (boards/*.toml). Default: /etc/amble/board.toml when present, else the simulated board (boards/sim.toml) next to ambled or in the current directory.",
+            completion: .file(extensions: ["toml"]))
     var board: String?
 
-    @Option(help: "Where the band keeps its store. Default: $XDG_DATA_HOME/ambled or ~/.local/share/ambled.")
+    @Option(help: "Where the band keeps its store. Default: $XDG_DATA_HOME/ambled or ~/.local/share/ambled.", completion: .directory)
     var dataDir: String?
 
     @Option(help: "Serve sessions to companions over TCP at HOST:PORT (e.g. 127.0.0.1:7070; port 0 picks one).")
     var listen: String?
 
-    @Option(help: "Serve sessions over this serial device (e.g. /dev/ttyGS0).")
+    @Option(help: "Serve sessions over this serial device (e.g. /dev/ttyGS0).", completion: .shellCommand("ls -d /dev/tty* 2>/dev/null"))
     var serial: String?
 
     @Option(help: "Baud rate of --serial.")
@@ -35,7 +38,7 @@ struct AmbledCommand: ParsableCommand {
     @Option(help: "Run the simulated board's time this many times faster than real time (0.1-1000).")
     var speed: Double = 1
 
-    @Option(help: "A scenario script of timed button presses and wearer actions for the simulated board.")
+    @Option(help: "A scenario script of timed button presses and wearer actions for the simulated board.", completion: .file())
     var script: String?
 
     @Flag(help: "Stop when the script reaches its `end` line.")
@@ -44,7 +47,7 @@ struct AmbledCommand: ParsableCommand {
     @Flag(help: "Do not read buttons from the keyboard.")
     var noKeyboard = false
 
-    @Option(help: "Log level: debug, info, notice, warning, error.")
+    @Option(help: "Log level: debug, info, notice, warning, error.", completion: .list(Logger.Level.allCases.map(\.rawValue)))
     var logLevel: String = "info"
 
     func validate() throws {

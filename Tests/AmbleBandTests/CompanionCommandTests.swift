@@ -77,6 +77,7 @@ struct CompanionCommandTests {
               --band <band>           Which paired band (`amble bands`): its name or the start of its id.
                                       Needed when several are paired and the address does not tell.
               --json                  Print one JSON object with the result (no progress bar).
+              --version               Show the version.
               -h, --help              Show help information.
 
             """)

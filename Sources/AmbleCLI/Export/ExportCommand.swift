@@ -54,7 +54,7 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try openCompanionStore(path: amble.storePath)
+        let store = try openCompanionStoreForReading(path: amble.storePath)
         let all = try store.sessions()
         let chosen = try ExportSelection.choose(from: all, ids: sessions, since: since.map { try ExportSelection.parseSince($0) }, sinceText: since)
         var exported: [ExportedSession] = []
