@@ -259,6 +259,7 @@ public final class Band {
             heartRateSensor: heartRateSensor, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
         perform(practice.secondElapsed(report), now: bandSeconds)
         storeRawSamples()
+        guard practice.reminders.settings.reminders else { return }
         let reminder = practice.checkReminder(unixSeconds: date, utcOffsetSeconds: utcOffsetSeconds(date))
         if reminder.stateChanged { recorder.saveReminderState(practice.reminders.state) }
         perform(reminder.actions, now: bandSeconds)

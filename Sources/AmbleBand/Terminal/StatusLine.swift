@@ -24,7 +24,7 @@ enum StatusLine {
         case .off: ppg = "ppg off"
         case .down: ppg = "ppg --"
         }
-        let line = "\(clock(bandSeconds)) \(motor) acc \(accelerometerOK ? "ok" : "--") \(ppg) | \(text(screen))"
+        let line = "\(clockText(Int(bandSeconds))) \(motor) acc \(accelerometerOK ? "ok" : "--") \(ppg) | \(text(screen))"
         return fit(line, width: width)
     }
 
@@ -84,9 +84,5 @@ enum StatusLine {
         case .summary(let title, let lines, let page, let pages):
             return "\(title.uppercased()) (\(page + 1)/\(pages))  " + lines.joined(separator: " · ") + "  (next: page, select: ok)"
         }
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        clockText(Int(seconds))
     }
 }

@@ -83,23 +83,14 @@ struct ExportCommand: ParsableCommand {
 
 /// Which sessions an export takes.
 enum ExportSelection {
-    /// `--since`: `YYYY-MM-DD` is that day's local midnight (`TZ` respected); anything else
-    /// must be an ISO 8601 date and time with `Z` or an offset. Seconds since 1970 (UTC).
-    static func parseSince(_ text: String, utcOffsetSeconds: (Double) -> Int = { localUTCOffsetSeconds(atUnixSeconds: $0) }) throws -> Double {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        if parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-           let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-           (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) {
-            let utcMidnight = Double(daysFromCivil(year: year, month: month, day: day) * 86_400)
-            // The offset in force at local midnight (a first guess at UTC midnight is close enough
-            // except within hours of a daylight-saving change, which this second look settles).
-            let offset = utcOffsetSeconds(utcMidnight - Double(utcOffsetSeconds(utcMidnight)))
-            return utcMidnight - Double(offset)
+    /// `--since`: a local day (its midnight) or a moment, as `sessions list --since` reads
+    /// it (`TimeBound`). Seconds since 1970 (UTC).
+    static func parseSince(_ text: String, utcOffsetSeconds: @escaping @Sendable (Double) -> Int = { localUTCOffsetSeconds(atUnixSeconds: $0) }) throws -> Double {
+        do {
+            return try TimeBound(text, time: LocalTime(offsetSeconds: utcOffsetSeconds)).firstUnixSeconds
+        } catch {
+            throw ValidationError("--since \"\(text)\" is not a date; expected YYYY-MM-DD (local time) or an ISO 8601 time such as 2026-01-05T09:00:00Z")
         }
-        if let date = try? Date(text, strategy: .iso8601) {
-            return date.timeIntervalSince1970
-        }
-        throw ValidationError("--since \"\(text)\" is not a date; expected YYYY-MM-DD (local time) or an ISO 8601 time such as 2026-01-05T09:00:00Z")
     }
 
     /// The sessions to export, oldest first: those named (`latest` is the newest), those
@@ -129,24 +120,6 @@ enum ExportSelection {
             return chosen
         }
         return all
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 }
 
