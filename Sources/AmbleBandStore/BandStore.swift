@@ -398,6 +398,19 @@ public final class BandStore: Sendable {
         try writer.read { db in try Int64.fetchAll(db, sql: #"SELECT "id" FROM "session" ORDER BY "id""#) }
     }
 
+    /// Sessions still being recorded (not ended), oldest first, at most `limit`: their id,
+    /// kind, start and the seconds stored so far.
+    public func openSessions(limit: Int = 8) throws -> [(id: Int64, kind: String, startUnixSeconds: Double, recordedSeconds: Int)] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT "session"."id", "kind", "start_unix",
+                       (SELECT COUNT(*) FROM "session_second" WHERE "session_id" = "session"."id") AS "recorded"
+                FROM "session" WHERE "end_unix" IS NULL ORDER BY "id" LIMIT ?
+                """, arguments: [limit])
+                .map { (id: $0[0], kind: $0[1], startUnixSeconds: $0[2], recordedSeconds: $0[3]) }
+        }
+    }
+
     /// Finished sessions with an id above `afterID` (all when nil), oldest first, at most `limit`.
     public func finishedSessions(afterID: Int64? = nil, limit: Int = .max) throws -> [StoredSession] {
         try writer.read { db in

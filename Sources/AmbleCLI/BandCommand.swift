@@ -128,16 +128,11 @@ struct BandCommand: ParsableCommand {
             let (link, band) = try target.connect(store: store)
             defer { link.close() }
             do {
-                var state = try deleteAllState(link.request(.deleteAll(.request)), band: band.name)
-                print("\(band.name) asks its wearer: press select on the band to delete everything, back to keep it.")
-                let deadline = Date().timeIntervalSince1970 + wait
-                while state == .awaitingWearer && Date().timeIntervalSince1970 < deadline {
-                    sleepSeconds(0.5)
-                    state = try deleteAllState(link.request(.deleteAll(.status)), band: band.name)
-                }
+                let state = try askBandToWipe(link, bandName: band.name, wait: wait) { print($0) }
                 switch state {
                 case .done:
                     _ = try store.unpair(bandID: band.id)
+                    try store.clearBandWipeRequest(bandID: band.id)
                     print("\(band.name) is wiped and no longer paired. Its synced sessions stay here.")
                 case .declined: throw CommandError("the wearer kept the band's data (or did not answer within two minutes)")
                 case .awaitingWearer: throw CommandError("no answer from the wearer within \(Int(wait)) s; nothing was deleted")
@@ -147,10 +142,23 @@ struct BandCommand: ParsableCommand {
                 throw CommandError(explain(error, band: band.name))
             }
         }
-
-        private func deleteAllState(_ answer: SyncMessage, band: String) throws -> SyncMessage.DeleteAllState {
-            guard case .deleteAllState(let state) = answer else { throw CommandError("\(band) answered the wipe with something else") }
-            return state
-        }
     }
+}
+
+/// Asks a connected band to delete everything and waits up to `wait` seconds for its
+/// wearer's answer on the band (polling twice a second); returns how it stands then. The
+/// band's refusals (`busy` during a walk) come as `SyncError.failed`.
+func askBandToWipe(_ link: CompanionLink, bandName: String, wait: Double, say: (String) -> Void) throws -> SyncMessage.DeleteAllState {
+    func state(_ answer: SyncMessage) throws -> SyncMessage.DeleteAllState {
+        guard case .deleteAllState(let state) = answer else { throw CommandError("\(bandName) answered the wipe with something else") }
+        return state
+    }
+    var current = try state(link.request(.deleteAll(.request)))
+    say("\(bandName) asks its wearer: press select on the band to delete everything, back to keep it.")
+    let deadline = Date().timeIntervalSince1970 + wait
+    while current == .awaitingWearer && Date().timeIntervalSince1970 < deadline {
+        sleepSeconds(0.5)
+        current = try state(link.request(.deleteAll(.status)))
+    }
+    return current
 }

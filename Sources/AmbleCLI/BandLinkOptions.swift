@@ -149,4 +149,9 @@ extension CompanionStore: SessionSink {
     public func syncCompleted(bandID: String, bandName: String) throws {
         try markSynced(bandID: bandID, bandName: bandName, nowUnixSeconds: Date().timeIntervalSince1970)
     }
+
+    public func bandRecording(bandID: String, _ recording: [SyncMessage.RecordingEntry]?) throws {
+        try setBandRecording(bandID: bandID, recording?.map { ($0.id, $0.kind, $0.startUnixSeconds, $0.recordedSeconds) },
+                             seenUnixSeconds: Date().timeIntervalSince1970)
+    }
 }

@@ -99,15 +99,18 @@ struct DeleteSessionsCommand: ParsableCommand {
     }
 }
 
-/// `amble reset`: deletes every session from this laptop's store.
+/// `amble reset`: deletes every session from this laptop's store and has each paired band
+/// wiped at its next sync.
 struct ResetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset",
-        abstract: "Delete every session from this laptop's store; pairings stay.",
+        abstract: "Delete every session from this laptop's store, and wipe each paired band at its next sync.",
         discussion: """
             Asks twice; --yes-really does not (needed without a terminal). The laptop's key, the paired bands and how far \
-            each was synced stay, so the next sync brings only sessions recorded after. The bands are not touched: \
-            wipe each with amble band delete-all (the wearer confirms on the band).
+            each was synced stay, so the next sync brings only sessions recorded after. At each paired band's next \
+            `amble sync`, after its new sessions are pulled, the band is asked to delete everything (the wearer confirms \
+            on the band, as with amble band delete-all); if the wearer says no, the wipe is dropped; if nobody answers or \
+            the band is busy, the sync after asks again. --keep-bands leaves the bands alone.
             """
     )
 
@@ -116,34 +119,50 @@ struct ResetCommand: ParsableCommand {
     @Flag(help: "Delete without asking.")
     var yesReally = false
 
+    @Flag(help: "Do not wipe the paired bands at their next sync: this laptop's store only.")
+    var keepBands = false
+
     func run() throws {
-        try Self.reset(yesReally: yesReally, store: openCompanionStore(path: amble.storePath), storePath: amble.storePath, console: .standard)
+        try Self.reset(yesReally: yesReally, keepBands: keepBands, store: openCompanionStore(path: amble.storePath), storePath: amble.storePath,
+                       console: .standard, nowUnixSeconds: Date().timeIntervalSince1970)
     }
 
-    /// Deletes every session once confirmed twice (or with `yesReally`); returns how many,
-    /// nil when the person said no.
+    /// Deletes every session once confirmed twice (or with `yesReally`), and unless
+    /// `keepBands` leaves a wipe for each paired band's next sync; returns how many sessions
+    /// were deleted, nil when the person said no.
     @discardableResult
-    static func reset(yesReally: Bool, store: CompanionStore, storePath: String, console: Console) throws -> Int? {
+    static func reset(yesReally: Bool, keepBands: Bool = false, store: CompanionStore, storePath: String, console: Console,
+                      nowUnixSeconds: Double = 0) throws -> Int? {
         let sessions = try store.sessions()
         let bands = Set(sessions.map(\.bandID)).count
+        let toWipe = keepBands ? [] : try store.pairedBands()
+        let wipeText = toWipe.isEmpty ? "" : ", and wipe \(toWipe.count == 1 ? "the paired band" : "the \(toWipe.count) paired bands") "
+            + "(\(toWipe.map(\.name).joined(separator: ", "))) at \(toWipe.count == 1 ? "its" : "their") next sync"
         if !yesReally {
             guard console.isInteractive else {
                 throw CommandError("not resetting without a terminal to ask on; pass --yes-really to delete every session anyway")
             }
-            guard !sessions.isEmpty else {
-                console.say("The store \(storePath) holds no sessions; nothing to delete.")
+            guard !sessions.isEmpty || !toWipe.isEmpty else {
+                console.say("The store \(storePath) holds no sessions and no paired band; nothing to delete.")
                 return 0
             }
             let what = "\(sessions.count) session\(sessions.count == 1 ? "" : "s") from \(bands) band\(bands == 1 ? "" : "s")"
-            guard console.confirm("Delete all \(what) from \(storePath)?"),
+            guard console.confirm("Delete all \(what) from \(storePath)\(wipeText)?"),
                   console.confirm("This cannot be undone, and a sync does not pull them again. Really delete them all?") else {
                 console.say("Nothing deleted.")
                 return nil
             }
         }
         let count = try store.deleteAllSessions()
+        try store.requestBandWipe(bandIDs: toWipe.map(\.id), nowUnixSeconds: nowUnixSeconds)
         console.say("Deleted \(count) session\(count == 1 ? "" : "s") from \(storePath). Pairings stay; the next sync brings only new sessions.")
-        console.say("The bands keep theirs: wipe a band with amble band delete-all [--band NAME] (the wearer confirms on it).")
+        if toWipe.isEmpty {
+            console.say("The bands keep theirs: wipe a band with amble band delete-all [--band NAME] (the wearer confirms on it).")
+        } else {
+            for band in toWipe {
+                console.say("\(band.name): its next amble sync asks the wearer to delete everything on the band (select on the band wipes it, back keeps it).")
+            }
+        }
         return count
     }
 }

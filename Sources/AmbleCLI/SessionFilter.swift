@@ -65,14 +65,25 @@ struct SessionFilter {
         if let since, start < since.firstUnixSeconds { return false }
         if let until, start >= until.afterUnixSeconds { return false }
         if let kind, session.summary.kind != kind { return false }
-        if let band, !Self.band(band, names: session) { return false }
+        if let band, !Self.band(band, id: session.bandID, name: session.bandName) { return false }
         return true
+    }
+
+    /// The sessions still being recorded it keeps (by their start, kind and band; never an error).
+    func apply(_ recordings: [BandRecording]) -> [BandRecording] {
+        recordings.filter { r in
+            if let since, r.startUnixSeconds < since.firstUnixSeconds { return false }
+            if let until, r.startUnixSeconds >= until.afterUnixSeconds { return false }
+            if let kind, r.kind != kind.rawValue { return false }
+            if let band, !Self.band(band, id: r.bandID, name: r.bandName) { return false }
+            return true
+        }
     }
 
     /// The sessions it keeps, in order. Throws when `band` names no band that has sessions
     /// here, listing those that do.
     func apply(_ sessions: [CompanionSession]) throws -> [CompanionSession] {
-        if let band, !sessions.contains(where: { Self.band(band, names: $0) }) {
+        if let band, !sessions.contains(where: { Self.band(band, id: $0.bandID, name: $0.bandName) }) {
             var names: [String: String] = [:]
             for session in sessions { names[session.bandID] = session.bandName }
             let known = names.keys.sorted().map { "\(names[$0]!) (id \($0.prefix(8)))" }
@@ -81,9 +92,8 @@ struct SessionFilter {
         return sessions.filter(includes)
     }
 
-    private static func band(_ text: String, names session: CompanionSession) -> Bool {
+    private static func band(_ text: String, id: String, name: String) -> Bool {
         let lowered = text.lowercased()
-        return session.bandID == text || (lowered.count >= 4 && session.bandID.lowercased().hasPrefix(lowered))
-            || session.bandName.lowercased() == lowered
+        return id == text || (lowered.count >= 4 && id.lowercased().hasPrefix(lowered)) || name.lowercased() == lowered
     }
 }

@@ -130,6 +130,22 @@ enum SessionText {
         return lines.joined(separator: "\n")
     }
 
+    /// A session a band was still recording at a sync: "still being recorded: mindful-walk
+    /// since 2026-11-26 14:02 (12:05 so far at the sync); it comes with the first sync after it ends".
+    static func recordingLine(kind: String, startUnixSeconds: Double, recordedSeconds: Int, band: String? = nil, time: LocalTime = .system) -> String {
+        "still being recorded\(band.map { " on \($0)" } ?? ""): \(printable(kind, maximum: 32)) since \(localDateTime(startUnixSeconds, in: time)) "
+            + "(\(formatDuration(Double(recordedSeconds))) so far at the sync); it comes with the first sync after it ends"
+    }
+
+    /// The sessions the bands were recording at their last syncs, one line each, for the end
+    /// of `sessions list` (empty when none).
+    static func recordingLines(_ recordings: [BandRecording], bandLabels: [String: String], time: LocalTime = .system) -> [String] {
+        recordings.map {
+            recordingLine(kind: $0.kind, startUnixSeconds: $0.startUnixSeconds, recordedSeconds: $0.recordedSeconds,
+                          band: bandLabels[$0.bandID] ?? $0.bandName, time: time)
+        }
+    }
+
     /// What to call each band (by id) so that two bands with the same name differ: the name,
     /// and where names collide the start of the id ("Simulated band (3f2a9c01)").
     static func bandLabels(_ sessions: [CompanionSession]) -> [String: String] {
@@ -300,4 +316,13 @@ enum HeartRateChart {
 extension String {
     var replacingT: String { String(map { $0 == "T" ? " " : $0 }).replacingZ }
     var replacingZ: String { hasSuffix("Z") ? String(dropLast()) : self }
+}
+
+/// Text from a peer or a file, safe to print: control characters (escape sequences, bells,
+/// line breaks) shown as `?`, cut to `maximum` characters with "…".
+func printable(_ text: String, maximum: Int = 80) -> String {
+    let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map {
+        $0.properties.generalCategory == .control || $0.properties.generalCategory == .format ? "?" : $0
+    }))
+    return cleaned.count > maximum ? String(cleaned.prefix(max(0, maximum - 1))) + "…" : cleaned
 }

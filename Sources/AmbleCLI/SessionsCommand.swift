@@ -21,8 +21,9 @@ struct SessionsCommand: ParsableCommand {
             abstract: "List the sessions, oldest first, in local time.",
             discussion: """
                 Times on screen are in the local zone (set TZ for another); --json gives them in UTC, ISO 8601. \
-                Dates are YYYY-MM-DD (a whole local day) or YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]. A session still being \
-                recorded on the band is not synced yet: it comes with the first sync after it ends.
+                Dates are YYYY-MM-DD (a whole local day) or YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM]. A session a band was \
+                still recording at its last sync is listed after the others (not with --json): it comes with the first \
+                sync after it ends.
                 """
         )
 
@@ -58,23 +59,32 @@ struct SessionsCommand: ParsableCommand {
         }
 
         func run() throws {
-            let all = try openCompanionStoreForReading(path: amble.storePath).sessions()
+            let store = try openCompanionStoreForReading(path: amble.storePath)
+            let all = try store.sessions()
             let filter = try filter()
             let sessions = try filter.apply(all)
             if json {
                 print(SessionJSON.array(sessions.map { SessionJSON.object($0, seconds: nil) }))
                 return
             }
-            guard !all.isEmpty else {
-                print("No sessions yet. Pull some with: amble sync --tcp HOST:PORT")
-                return
-            }
-            guard !sessions.isEmpty else {
-                print("No session matches (\(all.count) in the store).")
-                return
-            }
+            print(Self.text(all: all, matching: sessions, recording: try filter.apply(store.bandRecordings())))
+        }
+
+        /// The table, or why there is none, then the sessions still being recorded.
+        static func text(all: [CompanionSession], matching sessions: [CompanionSession], recording: [BandRecording], time: LocalTime = .system) -> String {
             // Labels from every session, so that a band reads the same whatever the filter.
-            print(SessionText.table(sessions, bandLabels: SessionText.bandLabels(all)))
+            var labels = SessionText.bandLabels(all)
+            for r in recording where labels[r.bandID] == nil { labels[r.bandID] = r.bandName }
+            var lines: [String] = []
+            if all.isEmpty {
+                lines.append("No sessions yet. Pull some with: amble sync --tcp HOST:PORT")
+            } else if sessions.isEmpty {
+                lines.append("No session matches (\(all.count) in the store).")
+            } else {
+                lines.append(SessionText.table(sessions, bandLabels: labels, time: time))
+            }
+            lines += SessionText.recordingLines(recording, bandLabels: labels, time: time)
+            return lines.joined(separator: "\n")
         }
     }
 

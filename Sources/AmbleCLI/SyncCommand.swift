@@ -3,6 +3,9 @@ import AmbleHardware
 import AmbleLinux
 import AmbleModel
 import AmbleSync
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -18,7 +21,9 @@ struct SyncCommand: ParsableCommand {
         discussion: """
             Sessions already stored (by band and band session id) are never pulled twice. A sync that is cut \
             keeps what it finished and the part of the session under way; the next one resumes there. The band \
-            marks a session synced only after this store has committed it.
+            marks a session synced only after this store has committed it. A session the band is still recording \
+            is named, and comes with the first sync after it ends. After `amble reset`, the sync then asks the \
+            band's wearer to wipe the band (see amble reset --help).
             """
     )
 
@@ -27,6 +32,13 @@ struct SyncCommand: ParsableCommand {
 
     @Flag(help: "Print one JSON object with the result (no progress bar).")
     var json = false
+
+    @Option(help: ArgumentHelp("Seconds to wait for the wearer when the band is to be wiped after amble reset.", valueName: "seconds"))
+    var wearerWait: Double = 130
+
+    func validate() throws {
+        guard wearerWait >= 0, wearerWait <= 600 else { throw ValidationError("--wearer-wait takes 0 to 600 seconds, not \(wearerWait)") }
+    }
 
     func run() throws {
         let store = try openCompanionStore(path: amble.storePath)
@@ -39,17 +51,57 @@ struct SyncCommand: ParsableCommand {
             let result = try Synchronizer(sink: store, link: link).run { progress in bar?.show(progress) }
             bar?.finish()
             let seconds = Date().timeIntervalSince1970 - started
-            if json {
-                print(Self.json(result, seconds: seconds, interrupted: nil))
-            } else {
-                print(Self.summary(result, seconds: seconds))
-            }
+            if !json { print(Self.summary(result, seconds: seconds)) }
+            fflush(nil)
+            let wipe = try wipeAfterReset(link: link, band: band, store: store)
+            if json { print(Self.json(result, seconds: seconds, interrupted: nil, wipe: wipe)) }
         } catch let interrupted as Synchronizer.Interrupted {
             bar?.finish()
             if json {
                 print(Self.json(interrupted.result, seconds: Date().timeIntervalSince1970 - started, interrupted: interrupted))
             }
             throw CommandError("\(band.name): \(interrupted.description) Run amble sync again to continue.")
+        }
+    }
+
+    /// What became of a wipe `amble reset` left for this band's next sync.
+    enum WipeOutcome: String {
+        /// The band deleted everything; the laptop forgot it (pair again to use it).
+        case done
+        /// The wearer kept the band's data: the wipe is dropped.
+        case declined
+        /// No answer in time, or the band was busy: the next sync asks again.
+        case pending
+    }
+
+    /// After `amble reset`: asks the band's wearer to wipe the band, once its new sessions are
+    /// here. Says on standard error what it waits for and how it ended.
+    func wipeAfterReset(link: CompanionLink, band: PairedBand, store: CompanionStore) throws -> WipeOutcome? {
+        guard let requested = try store.bandWipeRequested(bandID: band.id) else { return nil }
+        let say: (String) -> Void = { writeStandardError($0 + "\n") }
+        say("\(band.name): amble reset (\(localDateTime(requested))) asked for this band to be wiped.")
+        let state: SyncMessage.DeleteAllState
+        do {
+            state = try askBandToWipe(link, bandName: band.name, wait: wearerWait, say: say)
+        } catch SyncError.failed(_, let code, let message) where code == .busy {
+            say("\(band.name) is busy (\(message)); nothing deleted. The next amble sync asks again.")
+            return .pending
+        } catch let error as SyncError {
+            throw CommandError("the sessions are synced, but the wipe was not asked: \(explain(error, band: band.name)). The next amble sync asks again.")
+        }
+        switch state {
+        case .done:
+            _ = try store.unpair(bandID: band.id)
+            try store.clearBandWipeRequest(bandID: band.id)
+            say("\(band.name) is wiped and no longer paired: pair again (amble pair) to use it with this laptop.")
+            return .done
+        case .declined:
+            try store.clearBandWipeRequest(bandID: band.id)
+            say("The wearer kept the band's data (or did not answer on the band in two minutes); the wipe is dropped. amble band delete-all asks again.")
+            return .declined
+        case .awaitingWearer, .none:
+            say("No answer from the wearer within \(Int(wearerWait)) s; nothing deleted. The next amble sync asks again.")
+            return .pending
         }
     }
 
@@ -66,10 +118,14 @@ struct SyncCommand: ParsableCommand {
         for refused in result.refused {
             lines.append("  band session \(refused.bandSessionID) not pulled: \(refused.reason)")
         }
+        for recording in result.recording ?? [] {
+            lines.append("  " + SessionText.recordingLine(kind: recording.kind, startUnixSeconds: recording.startUnixSeconds,
+                                                          recordedSeconds: recording.recordedSeconds))
+        }
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ result: Synchronizer.Result, seconds: Double, interrupted: Synchronizer.Interrupted?) -> String {
+    static func json(_ result: Synchronizer.Result, seconds: Double, interrupted: Synchronizer.Interrupted?, wipe: WipeOutcome? = nil) -> String {
         let pulled = result.pulled.map { p in
             "{\"id\": \(p.localID), \"band_session_id\": \(p.bandSessionID), \"kind\": \(SessionJSON.string(p.summary.kind.rawValue)), "
                 + "\"start\": \(SessionJSON.string(isoDate(p.summary.startUnixSeconds))), \"steps\": \(p.summary.steps), \"resumed_bytes\": \(p.resumedBytes)}"
@@ -82,6 +138,14 @@ struct SyncCommand: ParsableCommand {
             ("resent_requests", String(result.resentRequests)), ("seconds", SessionJSON.number(seconds, digits: 3)),
             ("completed", interrupted == nil ? "true" : "false"),
         ]
+        if let recording = result.recording {
+            let entries = recording.map {
+                "{\"band_session_id\": \($0.id), \"kind\": \(SessionJSON.string($0.kind)), \"start\": \(SessionJSON.string(isoDate($0.startUnixSeconds))), "
+                    + "\"recorded_seconds\": \($0.recordedSeconds)}"
+            }
+            fields.append(("recording", "[" + entries.joined(separator: ", ") + "]"))
+        }
+        if let wipe { fields.append(("band_wipe", SessionJSON.string(wipe.rawValue))) }
         if let interrupted {
             fields.append(("error", SessionJSON.string(interrupted.cause.description)))
             if let partial = interrupted.partial {

@@ -154,7 +154,8 @@ struct PartialDownloadRow: Codable, Equatable, Sendable, FetchableRecord, Persis
 /// them, each kept once (a session and its seconds are written in one transaction). One
 /// SQLite file in WAL mode, 0600.
 public final class CompanionStore: Sendable {
-    private let writer: any DatabaseWriter
+    /// Internal so that the store's parts in other files (CompanionStore+*.swift) reach it.
+    let writer: any DatabaseWriter
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
     public init(path: String?) throws {
@@ -179,7 +180,7 @@ public final class CompanionStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw"]
+    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -265,6 +266,23 @@ public final class CompanionStore: Sendable {
                   "samples" INTEGER NOT NULL CHECK ("samples" > 0),
                   "data" BLOB NOT NULL CHECK (length("data") = "samples" * "channels" * (CASE "sensor" WHEN 'accelerometer' THEN 2 ELSE 4 END)));
                 CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
+                """)
+        }
+        migrator.registerMigration("v6-band-state") { db in
+            // What each band was recording at its last sync, and the wipes `amble reset` left
+            // for the next sync (CompanionStore+BandState.swift).
+            try db.execute(sql: """
+                CREATE TABLE "band_recording" (
+                  "band_id" TEXT NOT NULL REFERENCES "band"("id") ON DELETE CASCADE,
+                  "band_session_id" INTEGER NOT NULL,
+                  "kind" TEXT NOT NULL,
+                  "start_unix" DOUBLE NOT NULL,
+                  "recorded_s" INTEGER NOT NULL CHECK ("recorded_s" >= 0),
+                  "seen_unix" DOUBLE NOT NULL,
+                  PRIMARY KEY ("band_id", "band_session_id"));
+                CREATE TABLE "band_wipe_request" (
+                  "band_id" TEXT PRIMARY KEY NOT NULL REFERENCES "band"("id") ON DELETE CASCADE,
+                  "requested_unix" DOUBLE NOT NULL);
                 """)
         }
         return migrator

@@ -22,6 +22,8 @@ public enum SyncMessage: Equatable, Sendable {
     /// Step 1 asks the band to wipe everything (the wearer must confirm on the band); later
     /// calls ask how it stands.
     case deleteAll(DeleteAllStep)
+    /// Since version 4: what the band is doing now (the session it is recording, if any).
+    case getStatus
     /// Pairing only: whether the wearer found the codes equal on the laptop (numeric
     /// comparison answered yes, or the typed passkey matched).
     case pairingVerdict(accepted: Bool)
@@ -39,6 +41,9 @@ public enum SyncMessage: Equatable, Sendable {
     /// The band's clock moved by this many seconds.
     case clockSet(offsetSeconds: Double)
     case deleteAllState(DeleteAllState)
+    /// Since version 4: the sessions the band is recording now (none, or one; a list so that
+    /// a band recording two at once, which this build never does, can still say so).
+    case status(recording: [RecordingEntry])
     /// Pairing only, the band's first sealed message (number 0): the nonce it committed to in
     /// the handshake, and who it is.
     case pairingReveal(nonce: [UInt8], bandID: String, bandName: String)
@@ -90,6 +95,24 @@ public enum SyncMessage: Equatable, Sendable {
         }
     }
 
+    /// A session the band is still recording: not listed by `listSessions` until it ends.
+    public struct RecordingEntry: Equatable, Sendable {
+        /// The band's id for the session.
+        public var id: Int64
+        /// Its kind, as `SessionKind` spells it (kept as text so a newer kind still reads).
+        public var kind: String
+        public var startUnixSeconds: Double
+        /// Seconds recorded so far.
+        public var recordedSeconds: Int
+
+        public init(id: Int64, kind: String, startUnixSeconds: Double, recordedSeconds: Int) {
+            self.id = id
+            self.kind = kind
+            self.startUnixSeconds = startUnixSeconds
+            self.recordedSeconds = recordedSeconds
+        }
+    }
+
     public struct SettingValue: Equatable, Sendable {
         public var key: String
         public var value: String
@@ -133,9 +156,15 @@ public enum SyncMessage: Equatable, Sendable {
     }
 
     /// The versions of this message set this build speaks.
-    /// Version 3 (Amble with pauses) carries the session summary of session data version 2.
+    /// Version 3 (Amble with pauses) carries the session summary of session data version 2;
+    /// version 4 adds `getStatus` (the session being recorded). A version-3 peer is still
+    /// served: the laptop asks for the status only when the band chose 4.
     public static let lowestVersion = 3
-    public static let highestVersion = 3
+    public static let highestVersion = 4
+    /// The lowest version with `getStatus`.
+    public static let statusVersion = 4
+    /// Most sessions in one `status` answer.
+    public static let maximumRecordingCount = 8
     /// Largest chunk of session data in one answer, bytes (a frame stays under 16 KB).
     public static let maximumChunkLength = 12 << 10
     /// Most sessions in one list answer (fewer when their summaries would not fit a frame).
@@ -155,6 +184,7 @@ public enum SyncMessage: Equatable, Sendable {
         case .setSetting: return 0x06
         case .setClock: return 0x07
         case .deleteAll: return 0x08
+        case .getStatus: return 0x09
         case .pairingVerdict: return 0x10
         case .pairingStatus: return 0x11
         case .welcome: return 0x81
@@ -164,6 +194,7 @@ public enum SyncMessage: Equatable, Sendable {
         case .settings: return 0x85
         case .clockSet: return 0x87
         case .deleteAllState: return 0x88
+        case .status: return 0x89
         case .pairingReveal: return 0x90
         case .pairingState: return 0x91
         case .failure: return 0xFF
@@ -186,7 +217,7 @@ public enum SyncMessage: Equatable, Sendable {
             w.signed(id); w.varint(offset); w.varint(length)
         case .acknowledge(let id), .acknowledged(let id):
             w.signed(id)
-        case .getSettings, .pairingStatus:
+        case .getSettings, .pairingStatus, .getStatus:
             break
         case .pairingVerdict(let accepted):
             w.bool(accepted)
@@ -217,6 +248,11 @@ public enum SyncMessage: Equatable, Sendable {
             w.double(offset)
         case .deleteAllState(let state):
             w.byte(state.rawValue)
+        case .status(let recording):
+            w.varint(recording.count)
+            for e in recording {
+                w.signed(e.id); w.string(e.kind); w.double(e.startUnixSeconds); w.varint(e.recordedSeconds)
+            }
         case .failure(let code, let message):
             w.byte(code.rawValue); w.string(message.prefixOfUTF8(Self.maximumMessageLength))
         }
@@ -247,6 +283,8 @@ public enum SyncMessage: Equatable, Sendable {
         case 0x08:
             guard let step = DeleteAllStep(rawValue: try r.byte()) else { throw .malformed("unknown delete-all step", at: r.position - 1) }
             message = .deleteAll(step)
+        case 0x09:
+            message = .getStatus
         case 0x10:
             message = .pairingVerdict(accepted: try r.bool())
         case 0x11:
@@ -285,6 +323,14 @@ public enum SyncMessage: Equatable, Sendable {
         case 0x88:
             guard let state = DeleteAllState(rawValue: try r.byte()) else { throw .malformed("unknown delete-all state", at: r.position - 1) }
             message = .deleteAllState(state)
+        case 0x89:
+            let n = try r.count(limit: maximumRecordingCount)
+            var recording: [RecordingEntry] = []
+            for _ in 0 ..< n {
+                recording.append(RecordingEntry(id: try r.signed(), kind: try r.string(limit: 32), startUnixSeconds: try r.finiteDouble(),
+                                                recordedSeconds: try r.count(limit: 100 * 86_400)))
+            }
+            message = .status(recording: recording)
         case 0xFF:
             let raw = try r.byte()
             message = .failure(code: FailureCode(rawValue: raw) ?? .internalError, message: try r.string(limit: maximumMessageLength))

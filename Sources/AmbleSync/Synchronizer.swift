@@ -15,6 +15,9 @@ public protocol SessionSink: AnyObject {
     func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64?
     /// Notes a sync that ended well (the band's name, the time).
     func syncCompleted(bandID: String, bandName: String) throws
+    /// What the band is recording as the sync ends (replacing what an earlier sync saw);
+    /// nil when the band is too old to say.
+    func bandRecording(bandID: String, _ recording: [SyncMessage.RecordingEntry]?) throws
 }
 
 /// How far a sync is, for a progress bar.
@@ -47,6 +50,9 @@ public struct Synchronizer {
         public var refused: [RefusedSession] = []
         public var bytesReceived = 0
         public var resentRequests = 0
+        /// Sessions the band is still recording: they come with a sync after they end. Nil
+        /// when the band speaks a version without `getStatus`.
+        public var recording: [SyncMessage.RecordingEntry]?
     }
 
     /// A session the band refused to send.
@@ -131,6 +137,13 @@ public struct Synchronizer {
                 state.bytesDone += entry.dataLength
                 progress(state)
             }
+            if welcome.version >= SyncMessage.statusVersion {
+                guard case .status(let recording) = try link.request(.getStatus) else {
+                    throw SyncError.unexpected(peer: link.peer, detail: "the band did not answer the status request with its status")
+                }
+                result.recording = recording
+            }
+            try sink.bandRecording(bandID: bandID, result.recording)
             try sink.syncCompleted(bandID: bandID, bandName: bandName)
         } catch let error as SyncError {
             result.bytesReceived = link.bytesIn

@@ -132,6 +132,55 @@ struct BandLinkScenarioTests {
         #expect(try laptopStore.sessions().count == 1)
     }
 
+    @Test func aWalkUnderWayIsNamedBySyncAndListedUntilItEnds() throws {
+        // Calibrate, then a mindful walk that is still going when the laptop syncs.
+        let script = "0:01 press select\n+3 walk 112\n+30 stop\n+4 press next\n+1 press select\n+1 press select\n+1 walk 86\n"
+        let run = try ScenarioRun(script: script, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 90)
+        let laptopStore = try CompanionStore(path: nil)
+        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+        let address = try listenAddress(run)
+        let result = try LaptopThread { () throws -> Synchronizer.Result in
+            let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+            defer { link.close() }
+            try link.connect(bandPublicKey: band.publicKey)
+            return try Synchronizer(sink: laptopStore, link: link).run()
+        }.wait(ticking: run)
+        #expect(result.pulled.map(\.summary.kind) == [.calibration])
+        let recording = try #require(result.recording?.first)
+        #expect(result.recording?.count == 1)
+        #expect(recording.kind == SessionKind.mindfulWalk.rawValue)
+        #expect(recording.recordedSeconds > 10, "\(recording.recordedSeconds) s recorded")
+        #expect(try laptopStore.bandRecordings().map(\.bandSessionID) == [recording.id])
+        #expect(SyncCommand.summary(result, seconds: 1).contains("still being recorded: mindful-walk since"))
+    }
+
+    @Test func afterAResetTheNextSyncPullsThenAsksTheWearerToWipeTheBand() throws {
+        for yes in [true, false] {
+            let run = try ScenarioRun(script: calibrationScript + "+0 answer \(yes ? "yes" : "no")\n",
+                                      options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+            run.run(seconds: 50)
+            let laptopStore = try CompanionStore(path: nil)
+            let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+            #expect(try ResetCommand.reset(yesReally: true, store: laptopStore, storePath: "s", console: Console(isInteractive: false, ask: { _ in nil }, say: { _ in })) == 0)
+            #expect(try laptopStore.bandWipeRequested(bandID: band.id) != nil)
+            let address = try listenAddress(run)
+            let outcome = try LaptopThread { () throws -> SyncCommand.WipeOutcome? in
+                let command = try #require(try AmbleCommand.parseAsRoot(["sync", "--wearer-wait", "60"]) as? SyncCommand)
+                let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+                defer { link.close() }
+                try link.connect(bandPublicKey: band.publicKey)
+                _ = try Synchronizer(sink: laptopStore, link: link).run()
+                return try command.wipeAfterReset(link: link, band: band, store: laptopStore)
+            }.wait(ticking: run)
+            #expect(outcome == (yes ? .done : .declined))
+            #expect(try laptopStore.sessions().map(\.summary.kind) == [.calibration], "the band's session came first")
+            #expect(try run.band.store.finishedSessions().isEmpty == yes)
+            #expect(try laptopStore.pairedBands().isEmpty == yes, "a wiped band forgot the laptop, and the laptop the band")
+            #expect(try laptopStore.bandWipeRequested(bandID: band.id) == nil, "done or declined: not asked again")
+        }
+    }
+
     @Test func anUnpairedLaptopIsRefusedAndSeesNothing() throws {
         let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
         run.run(seconds: 50)

@@ -255,15 +255,46 @@ struct ReviewCommandTests {
         let twice = ScriptedConsole(interactive: true, answers: ["y", "yes"])
         #expect(try ResetCommand.reset(yesReally: false, store: store, storePath: "s", console: twice.console) == 4)
         #expect(twice.asked.count == 2)
-        #expect(twice.asked[0] == "Delete all 4 sessions from 3 bands from s? [y/N] ")
-        #expect(twice.said.contains { $0.contains("amble band delete-all") })
+        #expect(twice.asked[0] == "Delete all 4 sessions from 3 bands from s, and wipe the paired band (\(twinA.name)) at its next sync? [y/N] ")
+        #expect(twice.said.contains { $0.contains("next amble sync asks the wearer to delete everything") })
+        #expect(try store.bandWipeRequests().keys.sorted() == [twinA.id], "the paired band is wiped at its next sync")
         #expect(try store.sessions().isEmpty)
         #expect(try store.pairedBands().map(\.id) == [twinA.id])
         #expect(try store.syncCursor(bandID: twinA.id) == 2, "the next sync does not pull the deleted sessions again")
 
         try insert(store, band: other, bandSessionID: 8, start: Self.newYear)
-        #expect(try ResetCommand.reset(yesReally: true, store: store, storePath: "s", console: ScriptedConsole(interactive: false).console) == 1)
+        try store.clearBandWipeRequest(bandID: twinA.id)
+        let laptopOnly = ScriptedConsole(interactive: false)
+        #expect(try ResetCommand.reset(yesReally: true, keepBands: true, store: store, storePath: "s", console: laptopOnly.console) == 1)
         #expect(try store.sessions().isEmpty)
+        #expect(try store.bandWipeRequests().isEmpty, "--keep-bands leaves the bands alone")
+        #expect(laptopOnly.said.contains { $0.contains("amble band delete-all") })
+    }
+
+    @Test func sessionsStillBeingRecordedAreListedAfterTheOthers() throws {
+        let store = try storeWithSessions()
+        try store.setBandRecording(bandID: twinA.id, [(bandSessionID: 40, kind: "mindful-walk", startUnixSeconds: Self.newYear + 7200, recordedSeconds: 754)],
+                                   seenUnixSeconds: Self.newYear + 7954)
+        let all = try store.sessions()
+        let text = SessionsCommand.ListCommand.text(all: all, matching: all, recording: try store.bandRecordings(), time: paris)
+        let last = try #require(text.split(separator: "\n").last)
+        #expect(last == "still being recorded on \(SessionText.bandLabels(all)[twinA.id]!): mindful-walk since 2026-01-01 03:00 (12:34 so far at the sync); it comes with the first sync after it ends")
+        // Filters apply to it as to the sessions.
+        let calibrations = SessionFilter(kind: .calibration)
+        #expect(calibrations.apply(try store.bandRecordings()).isEmpty)
+        // Once synced it is a session like the others, and no longer listed as being recorded.
+        try insert(store, band: twinA, bandSessionID: 40, start: Self.newYear + 7200)
+        #expect(try store.bandRecordings().isEmpty)
+        // A band too old to say: nothing is known.
+        try store.setBandRecording(bandID: twinA.id, [(bandSessionID: 41, kind: "calibration", startUnixSeconds: Self.newYear, recordedSeconds: 3)], seenUnixSeconds: Self.newYear)
+        try store.setBandRecording(bandID: twinA.id, nil, seenUnixSeconds: Self.newYear + 1)
+        #expect(try store.bandRecordings().isEmpty)
+    }
+
+    @Test func untrustedTextIsPrintedWithoutControlCharacters() {
+        #expect(printable("walk\u{1B}[2J\u{07}") == "walk?[2J?")
+        #expect(printable(String(repeating: "x", count: 100), maximum: 10) == String(repeating: "x", count: 9) + "…")
+        #expect(SessionText.recordingLine(kind: "\u{1B}]0;pwned\u{07}", startUnixSeconds: 0, recordedSeconds: 1, time: paris).hasPrefix("still being recorded: ?]0;pwned? since"))
     }
 
     // MARK: Opening the store

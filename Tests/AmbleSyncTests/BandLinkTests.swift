@@ -350,6 +350,40 @@ final class BandLinkTests {
         #expect(again.pulled.isEmpty && again.alreadyStored == 0, "the cursor skips what was kept")
     }
 
+    @Test func aSessionStillBeingRecordedIsReportedNotSkippedInSilence() throws {
+        let host = TestBandHost()
+        host.add(testRecord(seconds: 60, seed: 1))
+        let walk = SyncMessage.RecordingEntry(id: 2, kind: "mindful-walk", startUnixSeconds: 1_800_000_100, recordedSeconds: 312)
+        host.recording = [walk]
+        let (link, _) = try connectedLaptop(host)
+        let sink = TestSink()
+        let result = try Synchronizer(sink: sink, link: link).run()
+        #expect(result.pulled.map(\.bandSessionID) == [1])
+        #expect(result.recording == [walk])
+        #expect(sink.recording == .some([walk]), "the store learns what the band records")
+        // It ends: the next sync pulls it and the band records nothing.
+        host.add(testRecord(seconds: 312, seed: 2))
+        host.recording = []
+        let next = try Synchronizer(sink: sink, link: link).run()
+        #expect(next.pulled.map(\.bandSessionID) == [2])
+        #expect(next.recording == [])
+        #expect(sink.recording == .some([]))
+    }
+
+    @Test func aBandOfVersionThreeIsSyncedWithoutBeingAskedItsStatus() throws {
+        let host = TestBandHost()
+        host.version = 3
+        host.recording = [SyncMessage.RecordingEntry(id: 2, kind: "mindful-walk", startUnixSeconds: 1_800_000_100, recordedSeconds: 5)]
+        host.add(testRecord(seconds: 60, seed: 1))
+        let (link, _) = try connectedLaptop(host)
+        let sink = TestSink()
+        let result = try Synchronizer(sink: sink, link: link).run()
+        #expect(result.pulled.count == 1)
+        #expect(result.recording == nil)
+        #expect(host.statusRequests == 0)
+        #expect(sink.recording == .some(nil), "the store forgets what it cannot know")
+    }
+
     @Test func aDamagedAnswerIsAskedForAgainNotTheEndOfTheSync() throws {
         let host = TestBandHost()
         host.add(testRecord(seconds: 600))

@@ -14,6 +14,11 @@ final class TestBandHost: BandLinkHost {
     /// Sessions per list answer.
     var pageLength = 256
     var began: [(connection: Int, codes: PairingCodes)] = []
+    /// The message version the band chooses, and the sessions it says it records (version 4).
+    var version = SyncMessage.highestVersion
+    var recording: [SyncMessage.RecordingEntry] = []
+    /// Requests answered, by kind, for tests that check what was asked.
+    var statusRequests = 0
     private var verdicts: [Int: Bool] = [:]
 
     func add(_ record: SessionRecord) {
@@ -49,7 +54,7 @@ final class TestBandHost: BandLinkHost {
     func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage {
         switch request {
         case .hello:
-            return .welcome(version: 3, bandID: "test-band-id", bandName: "Test band", bandUnixSeconds: 1_800_000_000)
+            return .welcome(version: version, bandID: "test-band-id", bandName: "Test band", bandUnixSeconds: 1_800_000_000)
         case .listSessions(let after):
             let page = sessions.filter { $0.id > after }.prefix(pageLength)
             return .sessionList(page.map {
@@ -65,6 +70,9 @@ final class TestBandHost: BandLinkHost {
             return .acknowledged(sessionID: id)
         case .getSettings:
             return .settings([SyncMessage.SettingValue(key: "reduction_percent", value: "20")])
+        case .getStatus where version >= SyncMessage.statusVersion:
+            statusRequests += 1
+            return .status(recording: recording)
         default:
             return .failure(code: .badRequest, message: "not in this test")
         }
@@ -93,6 +101,9 @@ final class TestSink: SessionSink {
         return bandSessionID
     }
     func syncCompleted(bandID: String, bandName: String) throws { completed += 1 }
+    /// What the last completed sync said the band records (nil: the band could not say).
+    var recording: [SyncMessage.RecordingEntry]?? = .none
+    func bandRecording(bandID: String, _ recording: [SyncMessage.RecordingEntry]?) throws { self.recording = .some(recording) }
 }
 
 /// A byte stream between a laptop (the test's `CompanionLink`) and a `BandLinkConnection`,

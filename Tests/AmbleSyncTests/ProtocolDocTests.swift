@@ -132,7 +132,8 @@ struct ProtocolDocTests {
         #expect(Framing.maximumPayloadLength == 16_384 && Framing.maximumFrameLength == 16_396)
         #expect(FrameDecoder().capacity == 2 * 16_396)
         #expect(SyncMessage.maximumChunkLength == 12_288 && SyncMessage.maximumListLength == 256)
-        #expect(SyncMessage.lowestVersion == 3 && SyncMessage.highestVersion == 3)
+        #expect(SyncMessage.lowestVersion == 3 && SyncMessage.highestVersion == 4 && SyncMessage.statusVersion == 4)
+        #expect(SyncMessage.maximumRecordingCount == 8)
         #expect(SessionCoding.version == 3 && SessionCoding.currentVersions == [2, 3])
         #expect(SessionCoding.maximumRawLength == 16 << 20 && SessionCoding.maximumSeconds == 172_800)
         #expect(SessionCoding.maximumRawBlocks == 100_000 && SessionCoding.maximumRawValues == 4 << 20)
@@ -210,13 +211,13 @@ enum ProtocolDocExamples {
 
     /// One message of each type, for the table.
     static let everyMessage: [SyncMessage] = [
-        .hello(lowestVersion: 3, highestVersion: 3, client: "amble"), .listSessions(afterID: 0),
+        .hello(lowestVersion: 3, highestVersion: 4, client: "amble"), .listSessions(afterID: 0),
         .getChunk(sessionID: 5, offset: 300, maximumLength: 12_288), .acknowledge(sessionID: 5), .getSettings,
         .setSetting(key: "metronome", value: "on"), .setClock(unixSeconds: 1_800_000_000), .deleteAll(.request),
-        .pairingVerdict(accepted: true), .pairingStatus,
-        .welcome(version: 3, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000), .sessionList([], more: false),
+        .getStatus, .pairingVerdict(accepted: true), .pairingStatus,
+        .welcome(version: 4, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000), .sessionList([], more: false),
         .chunk(sessionID: 5, offset: 300, totalLength: 304, bytes: [1]), .acknowledged(sessionID: 5), .settings([]),
-        .clockSet(offsetSeconds: 0), .deleteAllState(.none), .pairingReveal(nonce: [], bandID: "", bandName: ""),
+        .clockSet(offsetSeconds: 0), .deleteAllState(.none), .status(recording: []), .pairingReveal(nonce: [], bandID: "", bandName: ""),
         .pairingState(.paired), .failure(code: .notFound, message: ""),
     ]
 
@@ -302,13 +303,17 @@ enum ProtocolDocExamples {
     static func all() throws -> [String: [UInt8]] {
         var values: [String: [UInt8]] = [:]
         values["frame-refusal-busy"] = Refusal(code: .busy, message: "busy").frame
-        values["plain-hello"] = SyncMessage.hello(lowestVersion: 3, highestVersion: 3, client: "amble").encoded(number: 1)
-        values["plain-welcome"] = SyncMessage.welcome(version: 3, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000.5).encoded(number: 1)
+        values["plain-hello"] = SyncMessage.hello(lowestVersion: 3, highestVersion: 4, client: "amble").encoded(number: 1)
+        values["plain-welcome"] = SyncMessage.welcome(version: 4, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000.5).encoded(number: 1)
         values["plain-list-request"] = SyncMessage.listSessions(afterID: 0).encoded(number: 1)
         values["plain-list-answer"] = SyncMessage.sessionList([], more: false).encoded(number: 1)
         values["plain-chunk-request"] = SyncMessage.getChunk(sessionID: 5, offset: 300, maximumLength: 12_288).encoded(number: 2)
         values["plain-chunk-answer"] = SyncMessage.chunk(sessionID: 5, offset: 300, totalLength: 304, bytes: [0x9c, 0x41, 0x07, 0x3e]).encoded(number: 2)
         values["plain-failure"] = SyncMessage.failure(code: .notFound, message: "no finished session 5 on this band").encoded(number: 2)
+        values["plain-status-request"] = SyncMessage.getStatus.encoded(number: 9)
+        values["plain-status-answer"] = SyncMessage.status(recording: [
+            SyncMessage.RecordingEntry(id: 6, kind: "mindful-walk", startUnixSeconds: 1_800_000_600, recordedSeconds: 300),
+        ]).encoded(number: 9)
 
         // Session data: the summary and the seconds before compression, and the start of the
         // encoded bytes (version, raw length, zlib header).

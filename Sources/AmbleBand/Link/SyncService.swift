@@ -428,6 +428,11 @@ final class SyncService: BandLinkHost {
             return .deleteAllState(.awaitingWearer)
         case .deleteAll(.status):
             return .deleteAllState(laptopKey == deleteAllRequester ? deleteAllState : .none)
+        case .getStatus:
+            let open = try store.openSessions(limit: SyncMessage.maximumRecordingCount)
+            return .status(recording: open.map {
+                SyncMessage.RecordingEntry(id: $0.id, kind: $0.kind, startUnixSeconds: $0.startUnixSeconds, recordedSeconds: $0.recordedSeconds)
+            })
         default:
             return .failure(code: .badRequest, message: "not a request this band answers")
         }
