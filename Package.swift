@@ -50,7 +50,7 @@ let package = Package(
 
         // MARK: Pure logic
         /// Recording formats (CSV) read as streams, with line-numbered errors.
-        .target(name: "AmbleRecordings"),
+        .target(name: "AmbleRecordings", dependencies: ["AmbleModel"]),
         /// Streaming signal processing: steps, cadence, heart rate. No I/O, no clock reads.
         .target(name: "AmbleSignal", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
@@ -95,12 +95,12 @@ let package = Package(
         /// The band: builds itself from a board file and runs the sampling loop.
         .target(name: "AmbleBand", dependencies: [
             "AmbleHardware", "AmbleLinux", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
-            "AmbleSignal", "AmbleStateMachines", "AmbleModel", "AmbleBandStore", "AmbleSync",
+            "AmbleSignal", "AmbleStateMachines", "AmbleModel", "AmbleBandStore", "AmbleStoreSupport", "AmbleSync",
             "AmbleBoard", .product(name: "Logging", package: "swift-log"),
         ]),
         /// The companion's commands (`amble ...`).
         .target(name: "AmbleCLI", dependencies: [
-            "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore",
+            "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore", "AmbleStoreSupport",
             "AmbleSignal", "AmbleRecordings", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -149,7 +149,7 @@ let package = Package(
             "AmbleDrivers", "AmbleEmulators", "AmbleHardware", "AmbleSimulation",
         ]),
         .testTarget(name: "AmbleStoreTests", dependencies: [
-            "AmbleBandStore", "AmbleCompanionStore", "AmbleModel", "AmbleLinux",
+            "AmbleBandStore", "AmbleCompanionStore", "AmbleStoreSupport", "AmbleModel", "AmbleLinux",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),

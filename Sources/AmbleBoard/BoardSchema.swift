@@ -130,7 +130,8 @@ enum BoardSchema {
         guard let raw = table.table["address"] else { return value }
         guard let number = raw.int else { throw table.error("address", "must be a number such as 0x18") }
         guard (0x03...0x77).contains(number) else {
-            throw table.error("address", "0x\(String(number, radix: 16)) is not a 7-bit I2C address (0x03...0x77)")
+            let written = number < 0 || number > 0xFFFF ? String(number) : "0x" + String(number, radix: 16)
+            throw table.error("address", "\(written) is not a 7-bit I2C address (0x03...0x77)")
         }
         return UInt8(number)
     }

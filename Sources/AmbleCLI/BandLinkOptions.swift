@@ -1,3 +1,4 @@
+import AmbleStoreSupport
 import AmbleCompanionStore
 #if canImport(Glibc)
 import Glibc
@@ -113,7 +114,7 @@ func laptopKeyPair(_ store: CompanionStore) throws -> NoiseKeyPair {
     do {
         return try NoiseKeyPair(privateKey: try store.laptopPrivateKey { NoiseKeyPair.generate().privateKey })
     } catch {
-        throw CommandError("cannot read or make this laptop's key in the store: \(error)")
+        throw CommandError("cannot read or make this laptop's key in the store: \(errorSentence(error))")
     }
 }
 

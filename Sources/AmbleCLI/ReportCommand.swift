@@ -1,3 +1,4 @@
+import AmbleStoreSupport
 import AmbleCompanionStore
 import AmbleLinux
 import AmbleModel
@@ -93,7 +94,7 @@ struct ReportCommand: ParsableCommand {
         do {
             try Data(page.utf8).write(to: URL(fileURLWithPath: html), options: force ? [.atomic] : [.withoutOverwriting])
         } catch {
-            throw CommandError("cannot write \(html): \(error)")
+            throw CommandError("cannot write \(html): \(errorSentence(error))")
         }
         print("Wrote \(what) to \(html)")
     }

@@ -318,11 +318,5 @@ extension String {
     var replacingZ: String { hasSuffix("Z") ? String(dropLast()) : self }
 }
 
-/// Text from a peer or a file, safe to print: control characters (escape sequences, bells,
-/// line breaks) shown as `?`, cut to `maximum` characters with "…".
-func printable(_ text: String, maximum: Int = 80) -> String {
-    let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map {
-        $0.properties.generalCategory == .control || $0.properties.generalCategory == .format ? "?" : $0
-    }))
-    return cleaned.count > maximum ? String(cleaned.prefix(max(0, maximum - 1))) + "…" : cleaned
-}
+/// Text from a peer or a file, safe to print (`printableText`).
+func printable(_ text: String, maximum: Int = 80) -> String { printableText(text, maximum: maximum) }

@@ -1,3 +1,4 @@
+import AmbleStoreSupport
 import AmbleCompanionStore
 import AmbleLinux
 import ArgumentParser
@@ -25,13 +26,13 @@ func openCompanionStore(path: String, create: Bool = false) throws -> CompanionS
         do {
             try makePrivateDirectory(directory)
         } catch {
-            throw CommandError("cannot create \(directory) for the store: \(error)")
+            throw CommandError("cannot create \(directory) for the store: \(errorSentence(error))")
         }
     }
     do {
         return try CompanionStore(path: path)
     } catch {
-        throw CommandError("cannot open the store \(path): \(error). Is it an Amble store? Pass another with --store.")
+        throw storeOpeningError(error, path: path)
     }
 }
 
@@ -45,6 +46,13 @@ func openCompanionStoreForReading(path: String) throws -> CompanionStore {
     } catch CompanionStoreError.needsUpgrade {
         return try openCompanionStore(path: path)
     } catch {
-        throw CommandError("cannot open the store \(path): \(error). Is it an Amble store? Pass another with --store.")
+        throw storeOpeningError(error, path: path)
     }
+}
+
+/// Why the store cannot be opened, as the command's error: the file's problem in words (not
+/// an SQLite database, another program's, empty, damaged, locked, ...) and where to point.
+func storeOpeningError(_ error: any Error, path: String) -> CommandError {
+    if let problem = error as? StoreFileError { return CommandError("the store \(problem) (--store PATH)") }
+    return CommandError("cannot open the store \(path): \(errorSentence(error)). Pass another with --store PATH.")
 }

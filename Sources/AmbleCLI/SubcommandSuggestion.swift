@@ -1,4 +1,11 @@
 import AmbleLinux
+import AmbleStoreSupport
+import GRDB
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ArgumentParser
 
 extension AmbleCommand {
@@ -20,6 +27,12 @@ extension AmbleCommand {
         }
         do {
             try command.run()
+        } catch let error as DatabaseError {
+            exit(withError: CommandError(errorSentence(error)))
+        } catch let error as CocoaError {
+            exit(withError: CommandError(errorSentence(error)))
+        } catch let error as StoreFileError {
+            exit(withError: CommandError("the store \(error)"))
         } catch {
             exit(withError: error)
         }

@@ -1,3 +1,4 @@
+import AmbleModel
 /// One accelerometer sample of a steps recording: time in seconds from the start and
 /// acceleration in g. Magnitude-only recordings hold |a| in `x` and 0 in `y` and `z`.
 public struct AccelerationRow: Equatable, Sendable {
@@ -126,7 +127,7 @@ struct CSVRowParser {
         guard let header = reader.next() else { throw error(nil, "the file is empty; expected a header \(columns.joined(separator: ","))") }
         let names = header.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces.lowercased() }
         guard names == columns else {
-            throw error(1, "the header is \"\(header)\"; expected \"\(columns.joined(separator: ","))\"")
+            throw error(1, "the header is \"\(printableText(header))\"; expected \"\(columns.joined(separator: ","))\"")
         }
     }
 
@@ -139,7 +140,7 @@ struct CSVRowParser {
             let want = ["time_s"] + (1...channels).map { "ppg\($0)" } + ["x_g", "y_g", "z_g"]
             if names == want { return channels }
         }
-        throw error(1, "the header is \"\(header)\"; expected \"\(expected)\"")
+        throw error(1, "the header is \"\(printableText(header))\"; expected \"\(expected)\"")
     }
 
     /// Splits a line into cells; nil for a blank line (allowed anywhere).
@@ -166,7 +167,7 @@ struct CSVRowParser {
 
     func number(_ cell: Substring, column: String, lineNumber: Int) throws(RecordingError) -> Double {
         guard let value = Double(cell), value.isFinite else {
-            let shown = cell.isEmpty ? "an empty cell" : "\"\(cell.prefix(20))\""
+            let shown = cell.isEmpty ? "an empty cell" : "\"\(printableText(String(cell), maximum: 20))\""
             throw error(lineNumber, "\(column) is \(shown); expected a number")
         }
         return value

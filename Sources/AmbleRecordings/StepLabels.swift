@@ -1,3 +1,4 @@
+import AmbleModel
 /// The ground truth of a folder of steps recordings, as `../shared/tools/score.py steps`
 /// reads it: `labels.csv` with header `file,true_steps,kind,duration_s`, one row per
 /// recording in the folder.
@@ -49,10 +50,10 @@ public struct StepLabel: Equatable, Sendable {
             try parser.checkCount(cells, expected: 4, lineNumber: n)
             guard !cells[0].isEmpty else { throw parser.error(n, "file is empty; expected a recording's file name") }
             guard let steps = Int(cells[1]), steps >= 0 else {
-                throw parser.error(n, "true_steps is \"\(cells[1].prefix(20))\"; expected a whole number of steps, 0 or more")
+                throw parser.error(n, "true_steps is \"\(printableText(String(cells[1]), maximum: 20))\"; expected a whole number of steps, 0 or more")
             }
             guard let kind = Kind(rawValue: String(cells[2])) else {
-                throw parser.error(n, "kind is \"\(cells[2].prefix(20))\"; expected walking, mixed or non-walking")
+                throw parser.error(n, "kind is \"\(printableText(String(cells[2]), maximum: 20))\"; expected walking, mixed or non-walking")
             }
             if kind != .nonWalking, steps == 0 {
                 throw parser.error(n, "true_steps is 0 for a \(kind.rawValue) recording; a walk's error is relative to its steps (label it non-walking)")

@@ -261,16 +261,33 @@ public func openDatabase(path: String?, readOnly: Bool = false) throws -> any Da
     configuration.busyMode = .timeout(5)
     configuration.readonly = readOnly
     guard let path else { return try DatabaseQueue(configuration: configuration) }
-    if readOnly { return try DatabaseQueue(path: path, configuration: configuration) }
-    #if canImport(Glibc)
-    // New files (the database, its WAL and shared-memory files) are created 0600. The folder
-    // is the caller's to make (0700 when it makes it; an existing one is left as it is).
-    let previous = umask(0o077)
-    defer { umask(previous) }
-    #endif
-    let pool = try DatabasePool(path: path, configuration: configuration)
-    #if canImport(Glibc)
-    for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
-    #endif
-    return pool
+    try checkStoreFile(path: path)
+    do {
+        if !readOnly && storeFileHasData(path: path) {
+            // Another program's database is refused before a writing connection (which sets
+            // WAL mode in the file's header) touches it.
+            var looking = Configuration()
+            looking.readonly = true
+            try DatabaseQueue(path: path, configuration: looking).read { try refuseForeignDatabase($0, path: path) }
+        }
+        let writer: any DatabaseWriter
+        if readOnly {
+            writer = try DatabaseQueue(path: path, configuration: configuration)
+        } else {
+            #if canImport(Glibc)
+            // New files (the database, its WAL and shared-memory files) are created 0600. The
+            // folder is the caller's to make (0700 when it makes it; an existing one is left as it is).
+            let previous = umask(0o077)
+            defer { umask(previous) }
+            #endif
+            writer = try DatabasePool(path: path, configuration: configuration)
+            #if canImport(Glibc)
+            for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
+            #endif
+        }
+        try writer.read { try refuseForeignDatabase($0, path: path) }
+        return writer
+    } catch let error as DatabaseError {
+        throw StoreFileError(path: path, error)
+    }
 }

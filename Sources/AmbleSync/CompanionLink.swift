@@ -1,3 +1,4 @@
+import AmbleModel
 import AmbleHardware
 
 /// Why the laptop's side of the link stopped.
@@ -19,8 +20,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .timedOut(let peer, let seconds): return "\(peer): no answer within \(Int(seconds)) s"
         case .closed(let peer): return "\(peer): the band closed the connection"
-        case .refused(let peer, let refusal): return "\(peer): the band refused: \(refusal)"
-        case .failed(let peer, let code, let message): return "\(peer): \(message) (\(code.name))"
+        case .refused(let peer, let refusal): return "\(peer): the band refused: \(printableText(refusal.description, maximum: 200))"
+        case .failed(let peer, let code, let message): return "\(peer): \(printableText(message, maximum: 200)) (\(code.name))"
         case .unexpected(let peer, let detail): return "\(peer): \(detail)"
         case .insecure(let peer, let detail): return "\(peer): \(detail)"
         case .stream(let error): return error.description
@@ -131,9 +132,10 @@ public final class CompanionLink {
             throw SyncError.insecure(peer: peer, detail: "the pairing handshake did not complete")
         }
         channel = SecureChannel(transport)
-        guard case .pairingReveal(let bandNonce, let bandID, let bandName) = try receive(number: 0, resend: nil) else {
+        guard case .pairingReveal(let bandNonce, let revealedID, let revealedName) = try receive(number: 0, resend: nil) else {
             throw SyncError.unexpected(peer: peer, detail: "the band did not reveal its pairing nonce")
         }
+        let (bandID, bandName) = try checkedIdentity(id: revealedID, name: revealedName)
         let codes: PairingCodes
         do {
             codes = try PairingCodes(handshakeHash: transport.handshakeHash, initiatorNonce: nonce, responderNonce: bandNonce, responderCommitment: commitment)
@@ -188,9 +190,20 @@ public final class CompanionLink {
         guard (SyncMessage.lowestVersion ... SyncMessage.highestVersion).contains(version) else {
             throw SyncError.unexpected(peer: peer, detail: "the band chose sync version \(version), this amble speaks \(SyncMessage.lowestVersion)...\(SyncMessage.highestVersion): update the older side")
         }
-        let greeted = Welcome(version: version, bandID: id, bandName: name, bandUnixSeconds: unix)
+        let (bandID, bandName) = try checkedIdentity(id: id, name: name)
+        let greeted = Welcome(version: version, bandID: bandID, bandName: bandName, bandUnixSeconds: unix)
         welcome = greeted
         return greeted
+    }
+
+    /// The band's id and name as the laptop keeps and prints them: an id of letters, digits
+    /// and `-` only (a band makes a UUID), a name without control characters.
+    private func checkedIdentity(id: String, name: String) throws(SyncError) -> (id: String, name: String) {
+        guard !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
+            throw SyncError.unexpected(peer: peer, detail: "the band's id \"\(printableText(id, maximum: 40))\" is not one Amble makes (letters, digits and -)")
+        }
+        let shown = printableText(name, maximum: SyncMessage.maximumNameLength)
+        return (id, shown.isEmpty ? "unnamed band" : shown)
     }
 
     /// Sends a request and returns the band's answer; a `failure` answer is thrown as `.failed`.

@@ -68,7 +68,8 @@ struct BoardFileTests {
 
     /// Each bad file gives an error naming the line and key.
     @Test(arguments: [
-        ("address = 0x18", "address = 0x80", 7, "accelerometer.address", "not a 7-bit I2C address"),
+        ("address = 0x18", "address = 0x80", 7, "accelerometer.address", "0x80 is not a 7-bit I2C address"),
+        ("address = 0x18", "address = -5", 7, "accelerometer.address", "-5 is not a 7-bit I2C address"),
         ("address = 0x18", "adress = 0x18", 7, "accelerometer.adress", "did you mean address?"),
         ("chip = \"lis3dh\"", "chip = \"bma400\"", 5, "accelerometer.chip", "\"bma400\" is not one of"),
         ("line = 17", "line = true", 11, "motor.line", "line offset"),

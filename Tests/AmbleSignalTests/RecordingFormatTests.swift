@@ -26,6 +26,15 @@ struct RecordingFormatTests {
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
     }
 
+    @Test func aBinaryFileIsNotEchoedToTheTerminal() {
+        let binary = String(decoding: (0 ..< 200_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }, as: UTF8.self)
+        let error = stepsError(binary)
+        #expect(error?.line == 1)
+        let message = error?.message ?? ""
+        #expect(message.count < 200, "\(message.count) characters")
+        #expect(!message.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0x1B }, "no control bytes reach the terminal")
+    }
+
     @Test func emptyAndHeaderOnlyFilesAreErrors() {
         #expect(stepsError("")?.message.contains("empty") == true)
         #expect(stepsError("time_s,x_g,y_g,z_g\n")?.message.contains("no samples") == true)

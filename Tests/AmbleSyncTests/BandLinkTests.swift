@@ -370,6 +370,20 @@ final class BandLinkTests {
         #expect(sink.recording == .some([]))
     }
 
+    @Test func aBandsNameAndIDReachTheTerminalOnlyAsPrintableText() throws {
+        let host = TestBandHost()
+        host.welcomeName = "Evil\u{1B}]0;owned\u{07}\nband"
+        let (link, _) = try connectedLaptop(host)
+        #expect(try link.hello().bandName == "Evil?]0;owned??band")
+        let hostile = TestBandHost()
+        hostile.welcomeID = "../\u{1B}[2J"
+        let (other, _) = try connectedLaptop(hostile)
+        #expect(throws: SyncError.self) { try other.hello() }
+        do { _ = try other.hello() } catch {
+            #expect(!"\(error)".unicodeScalars.contains { $0.value == 0x1B }, "\(error)")
+        }
+    }
+
     @Test func aBandOfVersionThreeIsSyncedWithoutBeingAskedItsStatus() throws {
         let host = TestBandHost()
         host.version = 3

@@ -26,6 +26,9 @@ final class TestBandHost: BandLinkHost {
         sessions.append((id, record, SessionCoding.encode(record), false))
     }
 
+    /// What the band says it is in `welcome` (a hostile band says anything).
+    var welcomeID = "test-band-id"
+    var welcomeName = "Test band"
     func bandIdentity() -> (id: String, name: String) { ("test-band-id", "Test band") }
     func isPaired(laptopKey: [UInt8]) -> Bool { paired.contains(laptopKey) }
     func pairingMethod() -> PairingMethod? { pairingOpen }
@@ -54,7 +57,7 @@ final class TestBandHost: BandLinkHost {
     func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage {
         switch request {
         case .hello:
-            return .welcome(version: version, bandID: "test-band-id", bandName: "Test band", bandUnixSeconds: 1_800_000_000)
+            return .welcome(version: version, bandID: welcomeID, bandName: welcomeName, bandUnixSeconds: 1_800_000_000)
         case .listSessions(let after):
             let page = sessions.filter { $0.id > after }.prefix(pageLength)
             return .sessionList(page.map {

@@ -1,3 +1,4 @@
+import AmbleStoreSupport
 import AmbleBandStore
 import AmbleHardware
 import AmbleLinux
@@ -338,8 +339,8 @@ final class SyncService: BandLinkHost {
         do {
             return try answerPaired(request, laptopKey: laptopKey)
         } catch {
-            logger.error("sync: the band's store failed: \(error)")
-            return .failure(code: .internalError, message: "the band's store failed: \(error)")
+            logger.error("sync: the band's store failed: \(errorSentence(error))")
+            return .failure(code: .internalError, message: "the band's store failed: \(errorSentence(error))")
         }
     }
 

@@ -1,3 +1,4 @@
+import AmbleStoreSupport
 import AmbleBandStore
 import AmbleLinux
 import AmbleModel
@@ -39,7 +40,7 @@ final class BandRecorder {
         do {
             try makePrivateDirectory(dataDirectory)
         } catch {
-            throw BandStartError("cannot create the data directory \(dataDirectory): \(error)")
+            throw BandStartError("cannot create the data directory \(dataDirectory): \(errorSentence(error))")
         }
         let lock: DirectoryLock
         do {
@@ -48,13 +49,13 @@ final class BandRecorder {
             }
             lock = held
         } catch let error as Errno {
-            throw BandStartError("cannot lock \(dataDirectory): \(error)")
+            throw BandStartError("cannot lock \(dataDirectory): \(errorSentence(error))")
         }
         let path = dataDirectory + "/band.sqlite"
         do {
             return BandRecorder(store: try BandStore(path: path), lock: lock, maximumSessionHours: maximumSessionHours, logger: logger)
         } catch {
-            throw BandStartError("cannot open the band's store \(path): \(error)")
+            throw BandStartError("cannot open the band's store: \(errorSentence(error))")
         }
     }
 
@@ -64,7 +65,7 @@ final class BandRecorder {
         do {
             for id in try store.sessionsWithoutData(versions: SessionCoding.currentVersions) { try SessionDataEncoding.encode(sessionID: id, in: store) }
         } catch {
-            logger.error("cannot prepare stored sessions for sync: \(error); they are offered when listed")
+            logger.error("cannot prepare stored sessions for sync: \(errorSentence(error)); they are offered when listed")
         }
     }
 
@@ -79,14 +80,14 @@ final class BandRecorder {
             logger.info("\(kind.rawValue) session \(id) started")
         } catch {
             sessionID = nil
-            logger.error("cannot start recording the session: \(error)")
+            logger.error("cannot start recording the session: \(errorSentence(error))")
         }
     }
 
     func append(_ row: SessionSecond) {
         guard let sessionID else { return }
         do { try store.appendSecond(sessionID: sessionID, row) } catch {
-            logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(error)")
+            logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(errorSentence(error))")
         }
     }
 
@@ -94,7 +95,7 @@ final class BandRecorder {
     func appendRaw(_ blocks: [RawBlock]) {
         guard let sessionID, !blocks.isEmpty else { return }
         do { try store.appendRawBlocks(sessionID: sessionID, blocks) } catch {
-            logger.error("cannot store \(blocks.count) raw sample block(s) of session \(sessionID): \(error); raw capture goes on")
+            logger.error("cannot store \(blocks.count) raw sample block(s) of session \(sessionID): \(errorSentence(error)); raw capture goes on")
         }
     }
 
@@ -113,7 +114,7 @@ final class BandRecorder {
             try SessionDataEncoding.encode(sessionID: id, in: store)
             logger.notice("\(summary.kind.rawValue) session \(id) stored: \(summary.steps) steps, \(summary.alerts) alerts, \(summary.timeOverLimitSeconds) s over the limit")
         } catch {
-            logger.error("cannot close session \(id): \(error); it will be closed from its stored seconds at the next start")
+            logger.error("cannot close session \(id): \(errorSentence(error)); it will be closed from its stored seconds at the next start")
         }
         sessionID = nil
         return summary
@@ -128,18 +129,18 @@ final class BandRecorder {
             try store.discardSession(sessionID: id)
             logger.info("session \(id) discarded")
         } catch {
-            logger.error("cannot discard session \(id): \(error); it stays in the store")
+            logger.error("cannot discard session \(id): \(errorSentence(error)); it stays in the store")
         }
     }
 
     func save(_ calibration: Calibration) {
-        do { try store.saveCalibration(calibration) } catch { logger.error("cannot store the calibration: \(error)") }
+        do { try store.saveCalibration(calibration) } catch { logger.error("cannot store the calibration: \(errorSentence(error))") }
         logger.notice("calibrated: normal pace \(Int(calibration.cadenceStepsPerMinute.rounded())) steps/min")
     }
 
     /// Keeps a setting the wearer chose on the band (already validated by the practice).
     func save(_ setting: BandSetting, _ value: String) {
-        do { try store.set(setting, to: value) } catch { logger.error("cannot store \(setting.rawValue) = \(value): \(error)") }
+        do { try store.set(setting, to: value) } catch { logger.error("cannot store \(setting.rawValue) = \(value): \(errorSentence(error))") }
     }
 
     // MARK: Reminders
@@ -157,7 +158,7 @@ final class BandRecorder {
     /// Keeps the schedule's state ("lastDay snoozedUntil", either may be empty).
     func saveReminderState(_ state: ReminderSchedule.State) {
         let text = (state.lastDay.map(String.init) ?? "") + " " + (state.snoozedUntilUnixSeconds.map { String($0) } ?? "")
-        do { try store.setInternalValue(Self.reminderStateKey, text) } catch { logger.error("cannot store the reminder's schedule: \(error)") }
+        do { try store.setInternalValue(Self.reminderStateKey, text) } catch { logger.error("cannot store the reminder's schedule: \(errorSentence(error))") }
     }
 
     // MARK: Housekeeping
@@ -172,7 +173,7 @@ final class BandRecorder {
             let removed = try store.prune(nowUnixSeconds: unixSeconds, retentionDays: days, maximumSeconds: maximumSessionHours * 3600)
             if !removed.isEmpty { logger.info("removed \(removed.count) synced session(s) past \(days) days or \(maximumSessionHours) h of storage") }
         } catch {
-            logger.error("cannot prune synced sessions: \(error)")
+            logger.error("cannot prune synced sessions: \(errorSentence(error))")
         }
     }
 
@@ -182,7 +183,7 @@ final class BandRecorder {
     /// Moves the band's date by `seconds` and keeps the offset across restarts.
     func moveDate(bySeconds seconds: Double) {
         unixOffsetSeconds += seconds
-        do { try store.setClockOffsetSeconds(unixOffsetSeconds) } catch { logger.error("cannot store the clock offset: \(error)") }
+        do { try store.setClockOffsetSeconds(unixOffsetSeconds) } catch { logger.error("cannot store the clock offset: \(errorSentence(error))") }
         pruneSoon()
     }
 
@@ -194,7 +195,7 @@ final class BandRecorder {
             logger.notice("the band was wiped at the wearer's confirmation")
             return true
         } catch {
-            logger.error("cannot wipe the band: \(error)")
+            logger.error("cannot wipe the band: \(errorSentence(error))")
             return false
         }
     }
@@ -204,7 +205,7 @@ final class BandRecorder {
             try store.forgetLaptops()
             logger.notice("the wearer forgot every paired laptop")
         } catch {
-            logger.error("cannot forget the paired laptops: \(error)")
+            logger.error("cannot forget the paired laptops: \(errorSentence(error))")
         }
     }
 }

@@ -1,3 +1,4 @@
+import AmbleStoreSupport
 import AmbleCompanionStore
 import AmbleLinux
 import ArgumentParser
@@ -139,7 +140,7 @@ enum ExportWriter {
             do {
                 try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw CommandError("cannot create the folder \(folder): \(error)")
+                throw CommandError("cannot create the folder \(folder): \(errorSentence(error))")
             }
         }
         let paths = files.map { (folder.hasSuffix("/") ? folder : folder + "/") + $0.name }
@@ -155,7 +156,7 @@ enum ExportWriter {
             do {
                 try Data(file.contents.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
-                throw CommandError("cannot write \(path): \(error)")
+                throw CommandError("cannot write \(path): \(errorSentence(error))")
             }
             written.append(Written(path: path, summary: file.summary))
         }

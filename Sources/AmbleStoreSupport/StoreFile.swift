@@ -1,0 +1,152 @@
+import GRDB
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a file cannot serve as one of Amble's stores, in words a person can act on. Both
+/// stores (the band's and the laptop's) open their files through `openDatabase`, which
+/// refuses what is not a store before SQLite or a migration touches it.
+public struct StoreFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Problem: Equatable, Sendable {
+        /// The file has no bytes (and no write-ahead log beside it): not a store, and never
+        /// silently turned into an empty one.
+        case empty
+        /// Its first bytes are not SQLite's ("SQLite format 3").
+        case notSQLite
+        /// An SQLite database of some other program: tables, but none of Amble's migrations.
+        case foreign(tables: [String])
+        /// A folder, or something else that is not a plain file.
+        case notAFile
+        /// SQLite failed on it (its primary result code and message).
+        case sqlite(code: Int32, message: String)
+    }
+
+    public var path: String
+    public var problem: Problem
+
+    public init(path: String, problem: Problem) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String {
+        switch problem {
+        case .empty:
+            return "\(path) is empty (0 bytes), so it is not an Amble store; move it away (or delete it) and a new store is made there"
+        case .notSQLite:
+            return "\(path) is not an SQLite database, so it is not an Amble store; give another path, or move the file away"
+        case .foreign(let tables):
+            let listed = tables.prefix(4).joined(separator: ", ") + (tables.count > 4 ? ", …" : "")
+            return "\(path) is another program's SQLite database (tables \(listed)), not an Amble store; it was not changed. Give another path"
+        case .notAFile:
+            return "\(path) is a folder or a device, not a store file; give the path of the store file itself"
+        case .sqlite(let code, let message):
+            return "\(path) " + Self.sentence(code: code, message: message)
+        }
+    }
+
+    /// What SQLite's primary result code means for the person who gave the file.
+    static func sentence(code: Int32, message: String) -> String {
+        switch code {
+        case 26: return "is not an SQLite database, so it is not an Amble store; give another path, or move the file away"
+        case 11: return "is damaged (SQLite finds it malformed). Keep a copy; `sqlite3 FILE .recover` may save its data"
+        case 14: return "cannot be opened: check that its folder exists and that you may read and write there"
+        case 8: return "is read-only here (its permissions, or a disk mounted read-only): nothing could be written"
+        case 5, 6: return "is in use by another program (another amble or ambled?); try again when it has finished"
+        case 13: return "cannot grow: the disk is full. Free some space and try again; nothing already stored is lost"
+        case 10: return "could not be read or written (an input/output error: a failing disk or card?)"
+        case 3, 23: return "may not be opened by this user: check its permissions"
+        default: return "failed: SQLite says \"\(message)\" (code \(code))"
+        }
+    }
+
+    /// The store error for one of GRDB's, with the file it concerns.
+    public init(path: String, _ error: DatabaseError) {
+        self.init(path: path, problem: .sqlite(code: error.resultCode.primaryResultCode.rawValue, message: error.message ?? "no message"))
+    }
+}
+
+/// Refuses, before SQLite opens it, a file at `path` that cannot be a store: a folder, an
+/// empty file (unless a write-ahead log beside it holds its data), a file not starting with
+/// SQLite's header. A missing file passes (the store is made there).
+func checkStoreFile(path: String) throws {
+    #if canImport(Glibc)
+    var status = stat()
+    guard stat(path, &status) == 0 else { return }
+    guard (status.st_mode & S_IFMT) == S_IFREG else { throw StoreFileError(path: path, problem: .notAFile) }
+    if status.st_size == 0 {
+        var wal = stat()
+        if stat(path + "-wal", &wal) == 0 && wal.st_size > 0 { return }
+        throw StoreFileError(path: path, problem: .empty)
+    }
+    guard let file = fopen(path, "rb") else { return }   // SQLite says why it cannot open it
+    defer { fclose(file) }
+    var header = [UInt8](repeating: 0, count: 16)
+    let count = fread(&header, 1, 16, file)
+    if count < 16 || header != Array("SQLite format 3\u{0}".utf8) {
+        throw StoreFileError(path: path, problem: .notSQLite)
+    }
+    #endif
+}
+
+/// Whether a file is at `path` with at least one byte.
+func storeFileHasData(path: String) -> Bool {
+    #if canImport(Glibc)
+    var status = stat()
+    return stat(path, &status) == 0 && status.st_size > 0
+    #else
+    return true
+    #endif
+}
+
+/// Refuses a database that holds tables but none of GRDB's migration records: another
+/// program's, which a migration must not write into.
+func refuseForeignDatabase(_ db: Database, path: String) throws {
+    let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    guard !tables.isEmpty, !tables.contains("grdb_migrations") else { return }
+    throw StoreFileError(path: path, problem: .foreign(tables: tables))
+}
+
+/// Any error as a sentence for a person: the stores' errors and SQLite's in words (see
+/// `StoreFileError`), the file errors of Foundation as the system's reason ("not a
+/// directory", "no space left on device") instead of `Error Domain=NSCocoaErrorDomain ...`,
+/// everything else as it describes itself.
+public func errorSentence(_ error: any Error) -> String {
+    if let store = error as? StoreFileError { return store.description }
+    if let database = error as? DatabaseError {
+        return "the store " + StoreFileError.sentence(code: database.resultCode.primaryResultCode.rawValue, message: database.message ?? "no message")
+    }
+    if let cocoa = error as? CocoaError { return fileErrorSentence(cocoa) }
+    if let posix = error as? POSIXError { return systemReason(posix.code.rawValue) }
+    return "\(error)"
+}
+
+/// The system's reason for an error number, in lower case ("not a directory").
+func systemReason(_ number: Int32) -> String {
+    #if canImport(Glibc)
+    guard let text = strerror(number) else { return "system error \(number)" }
+    let reason = String(cString: text)
+    return reason.prefix(1).lowercased() + reason.dropFirst()
+    #else
+    return "system error \(number)"
+    #endif
+}
+
+private func fileErrorSentence(_ error: CocoaError) -> String {
+    if let underlying = error.userInfo["NSUnderlyingError"] as? POSIXError { return systemReason(underlying.code.rawValue) }
+    switch error.code {
+    case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or directory"
+    case .fileReadNoPermission, .fileWriteNoPermission: return "permission denied"
+    case .fileWriteOutOfSpace: return "no space left on the disk"
+    case .fileWriteVolumeReadOnly: return "the disk is read-only"
+    case .fileWriteFileExists: return "it already exists"
+    case .fileReadCorruptFile: return "the file is damaged"
+    case .fileReadInapplicableStringEncoding, .fileWriteInapplicableStringEncoding: return "the text is not UTF-8"
+    default: return "file error \(error.code.rawValue)"
+    }
+}
