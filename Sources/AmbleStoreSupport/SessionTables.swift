@@ -272,7 +272,7 @@ public func openDatabase(path: String?, readOnly: Bool = false) throws -> any Da
         }
         let writer: any DatabaseWriter
         if readOnly {
-            writer = try DatabaseQueue(path: path, configuration: configuration)
+            writer = try openForReading(path: path, configuration: configuration)
         } else {
             #if canImport(Glibc)
             // New files (the database, its WAL and shared-memory files) are created 0600. The
@@ -289,5 +289,23 @@ public func openDatabase(path: String?, readOnly: Bool = false) throws -> any Da
         return writer
     } catch let error as DatabaseError {
         throw StoreFileError(path: path, error)
+    }
+}
+
+/// A read-only connection; on read-only media (where SQLite cannot make the WAL's
+/// shared-memory file) the file is opened as immutable, which is exact as long as no
+/// write-ahead log beside it holds data the file lacks.
+private func openForReading(path: String, configuration: Configuration) throws -> DatabaseQueue {
+    do {
+        return try DatabaseQueue(path: path, configuration: configuration)
+    } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CANTOPEN && !storeFileHasData(path: path + "-wal") {
+        var uri = "file:"
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "?", "#", "%": uri += "%" + String(UInt8(scalar.value), radix: 16, uppercase: true)
+            default: uri.unicodeScalars.append(scalar)
+            }
+        }
+        return try DatabaseQueue(path: uri + "?immutable=1", configuration: configuration)
     }
 }
