@@ -91,7 +91,7 @@ let package = Package(
 
         // MARK: Composition
         /// Board files (`boards/*.toml`) parsed into a checked `BoardConfiguration`.
-        .target(name: "AmbleBoard", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "AmbleBoard", dependencies: ["AmbleModel", .product(name: "TOMLKit", package: "TOMLKit")]),
         /// The band: builds itself from a board file and runs the sampling loop.
         .target(name: "AmbleBand", dependencies: [
             "AmbleHardware", "AmbleLinux", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
@@ -137,6 +137,17 @@ let package = Package(
         ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
+        /// Every parser of outside input as a function of bytes (frames, messages, the band's
+        /// connection, session data and the store's import, board files, recordings), for
+        /// libFuzzer (scripts/fuzz) and for the tests that replay the kept corpus and crashes.
+        .target(name: "AmbleFuzzTargets", dependencies: [
+            "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel",
+        ]),
+        /// libFuzzer's entry when built by scripts/fuzz (-sanitize=fuzzer -DAMBLE_FUZZ), else
+        /// `amble-fuzz TARGET FILE...` replays inputs.
+        .executableTarget(name: "amble-fuzz", dependencies: ["AmbleFuzzTargets", "CLibFuzzer"]),
+        /// libFuzzer's driver, declared for amble-fuzz.
+        .target(name: "CLibFuzzer"),
 
         // MARK: Tests
         .testTarget(name: "AmbleStateMachinesTests", dependencies: [
@@ -153,7 +164,8 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
-        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard"]),
+        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel"]),
+        .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
         .testTarget(name: "AmbleBandTests", dependencies: [
             "AmbleBand", "AmbleCLI", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",

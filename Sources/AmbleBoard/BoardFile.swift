@@ -1,3 +1,4 @@
+import AmbleModel
 import TOMLKit
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -13,11 +14,19 @@ public enum BoardFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw BoardError(file: path, line: nil, key: nil, message: "cannot read the board file; check the path (boards/ holds one file per board)")
         }
-        return try parse(text: String(decoding: data, as: UTF8.self), file: path)
+        guard let text = String(validating: data, as: UTF8.self) else {
+            let valid = String(decoding: data, as: UTF8.self)
+            let line = (TOMLText.problem(in: valid)?.line) ?? 1
+            throw BoardError(file: path, line: line, key: nil, message: "holds bytes that are not UTF-8 text; save the file as UTF-8")
+        }
+        return try parse(text: text, file: path)
     }
 
     /// Parses board file text; `file` names it in errors.
     public static func parse(text: String, file: String) throws(BoardError) -> BoardConfiguration {
+        if let problem = TOMLText.problem(in: text) {
+            throw BoardError(file: file, line: problem.line, key: nil, message: "not valid TOML: line \(problem.line) \(problem.message)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -1,3 +1,4 @@
+import AmbleModel
 import AmbleBoard
 import Foundation
 import Testing
@@ -112,6 +113,40 @@ struct BoardFileTests {
         let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }
         #expect(error?.line == 11)
         #expect(error?.message.hasPrefix("not valid TOML") == true)
+    }
+
+    /// Found by fuzzing (fuzz/crashes/board): toml++ stopped the process on a non-ASCII bare
+    /// key. Such text is refused before the parser sees it, with the line.
+    @Test(arguments: [
+        ("[motor]", "[mötor]", 9, "\"ö\" outside quotes"),
+        ("line = 17", "line = 17 \u{1B}", 11, "control character"),
+        ("chip = \"lis3dh\"", "chip = \"lis3dh", 5, "does not end on its line"),
+        ("[[button]]\nrole = \"next\"", "[# a comment\n[[button]]\nrole = \"next\"", 13, "table header without a name"),
+        ("[motor]", "[[ \t=]", 9, "table header without a name"),
+    ])
+    func textTheTOMLParserMustNotSeeIsRefusedWithTheLine(find: String, replace: String, line: Int, message: String) {
+        let text = minimalBoard.replacingOccurrences(of: find, with: replace)
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }
+        #expect(error?.line == line)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+    }
+
+    @Test func quotedTextMayHoldAnyCharacter() throws {
+        let text = minimalBoard.replacingOccurrences(of: "name = \"Test band\"", with: "name = \"Bänd # ünö\" # cömment\n\"wéarer\" = 'x'\nnote = \"\"\"\né\n\"\"\"")
+        #expect(TOMLText.problem(in: text) == nil)
+        // Arrays in values may hold comments and lines that start with `[`.
+        #expect(TOMLText.problem(in: "a = [\n  [1, 2], # pairs\n  [3, 4]\n]\n[table]\nb = { c = [1] }\n") == nil)
+    }
+
+    @Test func aFileThatIsNotUTF8IsRefusedWithTheLine() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("board-\(UUID().uuidString).toml").path
+        var bytes = Array(minimalBoard.utf8)
+        bytes.insert(0xB0, at: Array(minimalBoard.utf8).firstIndex(of: UInt8(ascii: "["))! + 1)
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = #expect(throws: BoardError.self) { try BoardFile.load(path: path) }
+        #expect(error?.line == 4)
+        #expect(error?.message.contains("not UTF-8") == true)
     }
 
     @Test func aMissingFileSaysWhereBoardsAre() {

@@ -1,0 +1,98 @@
+import AmbleModel
+import AmbleSync
+
+extension FuzzTarget {
+    /// Well-formed inputs for the corpus (`amble-fuzz --write-seeds DIR` writes them): libFuzzer
+    /// mutates from them, so its inputs reach past the first checks.
+    public var seeds: [[UInt8]] {
+        switch self {
+        case .frames:
+            return [Framing.frame(.pair, Array(repeating: 7, count: 32)) + Framing.frame(.secure, Array(0 ..< 200).map { UInt8($0) }),
+                    Refusal(code: .busy, message: "busy").frame]
+        case .messages:
+            return Self.exampleMessages.enumerated().map { $0.element.encoded(number: UInt32($0.offset)) }
+        case .bandLink:
+            return (try? Self.handshakeSeeds()) ?? []
+        case .sessionData:
+            return [SessionCoding.encode(Self.exampleSession(seconds: 30)), SessionCoding.encode(Self.exampleSession(seconds: 3, raw: true))]
+        case .board:
+            return [Array(Self.exampleBoard.utf8)]
+        case .stepsRecording:
+            return [Array("time_s,x_g,y_g,z_g\n0.00,0.1,-0.2,0.98\n0.04,0.12,-0.21,0.97\n0.08,0.3,-0.1,1.2\n".utf8)]
+        case .ppgRecording:
+            return [Array("time_s,ppg1,x_g,y_g,z_g\n0.00,120000,0.1,-0.2,0.98\n0.04,120013,0.12,-0.21,0.97\n".utf8),
+                    Array("time_s,ppg1,ppg2,ppg3,x_g,y_g,z_g\n0.0,1,2,3,0,0,1\n0.1,1,2,3,0,0,1\n".utf8)]
+        case .labels:
+            return [Array("file,true_steps,kind,duration_s\nwalk1.csv,312,walking,180.5\ndesk.csv,0,non-walking,600\n".utf8),
+                    Array("time_s,bpm\n8,72.5\n10,73.1\n".utf8)]
+        }
+    }
+
+    static let exampleMessages: [SyncMessage] = [
+        .hello(lowestVersion: 3, highestVersion: 4, client: "amble"), .listSessions(afterID: 0),
+        .getChunk(sessionID: 5, offset: 300, maximumLength: 12_288), .acknowledge(sessionID: 5), .getSettings,
+        .setSetting(key: "metronome", value: "on"), .setClock(unixSeconds: 1_800_000_000), .deleteAll(.request), .getStatus,
+        .pairingVerdict(accepted: true), .pairingStatus,
+        .welcome(version: 4, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000),
+        .sessionList([SyncMessage.SessionEntry(id: 3, summary: exampleSession(seconds: 5).summary, dataLength: 812, dataCRC32: 1, synced: false)], more: true),
+        .chunk(sessionID: 5, offset: 300, totalLength: 304, bytes: [1, 2, 3, 4]), .acknowledged(sessionID: 5),
+        .settings([SyncMessage.SettingValue(key: "metronome", value: "on")]), .clockSet(offsetSeconds: -2.5), .deleteAllState(.done),
+        .status(recording: [SyncMessage.RecordingEntry(id: 6, kind: "mindful-walk", startUnixSeconds: 1_800_000_600, recordedSeconds: 300)]),
+        .pairingReveal(nonce: Array(repeating: 1, count: 32), bandID: "0d1f", bandName: "Band"), .pairingState(.paired),
+        .failure(code: .notFound, message: "no finished session 5 on this band"),
+    ]
+
+    static func exampleSession(seconds: Int, raw: Bool = false) -> SessionRecord {
+        let parameters = SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7)
+        var tally = SessionTally()
+        var rows: [SessionSecond] = []
+        for i in 0 ..< seconds {
+            let row = SessionSecond(offsetSeconds: i, steps: 1 + i % 2, cadenceStepsPerMinute: 85 + Double(i % 9),
+                                    heartRateBPM: i % 7 == 0 ? nil : 90, heartRateConfidence: i % 7 == 0 ? nil : 0.8,
+                                    overLimit: i % 9 > 3, alerts: i == 2 ? 1 : 0, paused: i == seconds - 1)
+            rows.append(row)
+            tally.add(row)
+        }
+        var record = SessionRecord(summary: tally.summary(kind: .mindfulWalk, startUnixSeconds: 1_800_000_000,
+                                                          endUnixSeconds: 1_800_000_000 + Double(seconds), parameters: parameters), seconds: rows)
+        if raw {
+            record.raw = [RawBlock(sensor: .accelerometer, startMilliseconds: 4, rateMillihertz: 50_000, channels: 3, values: [12, -980, 150, 20, -985, 148])]
+        }
+        return record
+    }
+
+    /// A pairing's first message and a paired laptop's connecting message, each as one round
+    /// of the band-link target (a control byte, then the frame).
+    static func handshakeSeeds() throws -> [[UInt8]] {
+        var xx = try NoiseHandshakeState(pattern: .xx, role: .initiator, prologue: BandLinkConnection.prologue, localStaticKey: .fixedLaptopForFuzzing)
+        var ik = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
+                                         localStaticKey: .fixedLaptopForFuzzing, remoteStaticKey: NoiseKeyPair.fixedForFuzzing.publicKey)
+        let pair = Framing.frame(.pair, try xx.writeMessage(payload: []).message)
+        let connect = Framing.frame(.connect, try ik.writeMessage(payload: []).message)
+        return [[0x3F] + pair, [0x3F] + connect + [0x7F] + Framing.frame(.secure, Array(repeating: 0, count: 40))]
+    }
+
+    static let exampleBoard = """
+        name = "Fuzz band"
+        platform = "linux"
+
+        [accelerometer]
+        chip = "lis3dh"
+        bus = 1
+        address = 0x18
+
+        [motor]
+        chip = "gpiochip0"
+        line = 17
+
+        [[button]]
+        role = "next"
+        chip = "gpiochip0"
+        line = "GPIO27"
+
+        [[button]]
+        role = "select"
+        chip = "gpiochip0"
+        line = 22
+        """
+}

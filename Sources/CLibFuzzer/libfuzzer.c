@@ -1,0 +1,1 @@
+// Declarations only (include/libfuzzer.h); libFuzzer itself comes with -sanitize=fuzzer.
