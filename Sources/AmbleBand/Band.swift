@@ -28,6 +28,8 @@ public final class Band {
     var practice: BandPractice
     let recorder: BandRecorder
     let link: SyncService?
+    /// The link's time (real time, whatever the simulated board's speed).
+    private let linkClock: any BandClock
     var host: BandHost
     let console: Console
     let logger: Logger
@@ -53,8 +55,9 @@ public final class Band {
     private var notifierFailed = false
 
     init(hardware: BandHardware, signals: SignalPipeline, practice: BandPractice, recorder: BandRecorder, link: SyncService?,
-         host: BandHost, console: Console, logger: Logger) {
+         linkClock: any BandClock, host: BandHost, console: Console, logger: Logger) {
         self.hardware = hardware
+        self.linkClock = linkClock
         self.signals = signals
         self.practice = practice
         self.recorder = recorder
@@ -102,24 +105,28 @@ public final class Band {
 
     /// The simulated board's loop: band time advances in fixed ticks and waits for real time
     /// to catch up at `host.speed`. A process that is descheduled pauses band time instead of
-    /// skipping it, so no emulated FIFO overflows because the host was busy.
+    /// skipping it, so no emulated FIFO overflows because the host was busy. Input that ends a
+    /// wait early (a laptop's bytes) is served at the same band time: band time never runs
+    /// ahead of real time, however busy the link is, and a stop is seen at once.
     private func runPaced(_ manual: ManualClock, tickSeconds: Double = 0.01) {
         let real = SystemClock()
         var realStart = real.nowSeconds
         let bandStart = manual.nowSeconds
         while !stopRequested {
             tick()
-            manual.advance(bySeconds: tickSeconds)
-            let due = realStart + (manual.nowSeconds - bandStart) / host.speed
+            if stopRequested { break }
+            let due = realStart + (manual.nowSeconds + tickSeconds - bandStart) / host.speed
             let wait = due - real.nowSeconds
             if wait > 0 {
-                _ = waitForReadable(pollDescriptors, timeoutSeconds: wait)
+                let readable = waitForReadable(pollDescriptors, timeoutSeconds: wait)
+                if !readable.isEmpty && real.nowSeconds < due { continue }
             } else if wait < -1 {
                 // Far behind (the process was stopped, or the host is slow at a high speed):
                 // the schedule moves, so band time does not race to catch up.
                 realStart -= wait
                 _ = waitForReadable(pollDescriptors, timeoutSeconds: 0)
             }
+            manual.advance(bySeconds: tickSeconds)
         }
     }
 
@@ -182,7 +189,7 @@ public final class Band {
         }
         hardware.setMotor(running: practice.motorShouldRun(now: now))
         if let link {
-            link.service(now: now)
+            link.service(now: linkClock.nowSeconds)
             for request in link.takePromptRequests() { performLink(practice.linkRequested(request, now: now), now: now) }
         }
         performLink(practice.tick(now: now), now: now)

@@ -31,6 +31,11 @@ public final class EmulatedI2CBus: I2CBus {
     public let busName: String
     private var devices: [I2CAddress: any I2CDeviceEmulator] = [:]
     private var unplugged: Set<I2CAddress> = []
+    /// Addresses whose transfers fail at random: the share that fails, and the generator's state.
+    private var flaky: [I2CAddress: Double] = [:]
+    private var flakyState: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// Addresses whose reads return zeros (a wedged chip); writes are taken and dropped.
+    private var wedged: Set<I2CAddress> = []
     private var pendingFaults: [I2CAddress: (skip: Int, remaining: Int, fault: EmulatedBusFault)] = [:]
     /// Transfers made so far, per address (to check what a driver did).
     public private(set) var transferCount: [I2CAddress: Int] = [:]
@@ -54,6 +59,22 @@ public final class EmulatedI2CBus: I2CBus {
         unplugged.insert(address)
     }
 
+    /// From now on `share` (0 to 1) of the transfers to `address` fail with EIO, picked by a
+    /// fixed-seed generator (a run repeats exactly); 0 ends it.
+    public func setFlaky(_ address: I2CAddress, share: Double) {
+        flaky[address] = share > 0 ? min(share, 1) : nil
+    }
+
+    /// The chip answers every read with zeros and ignores writes (wedged), or works again
+    /// from its power-on state.
+    public func setWedged(_ address: I2CAddress, _ isWedged: Bool) {
+        if isWedged {
+            wedged.insert(address)
+        } else if wedged.remove(address) != nil {
+            devices[address]?.powerOnReset()
+        }
+    }
+
     /// The chip answers again, from its power-on state.
     public func plug(_ address: I2CAddress) {
         if unplugged.remove(address) != nil {
@@ -64,6 +85,7 @@ public final class EmulatedI2CBus: I2CBus {
 
     public func write(address: I2CAddress, bytes: [UInt8]) throws(I2CError) {
         let device = try deviceFor(address, register: bytes.first)
+        if wedged.contains(address) { return }
         do {
             try device.receive(write: bytes)
         } catch {
@@ -73,6 +95,7 @@ public final class EmulatedI2CBus: I2CBus {
 
     public func writeThenRead(address: I2CAddress, bytes: [UInt8], readCount: Int) throws(I2CError) -> [UInt8] {
         let device = try deviceFor(address, register: bytes.first)
+        if wedged.contains(address) { return [UInt8](repeating: 0, count: readCount) }
         do {
             try device.receive(write: bytes)
             return try device.respond(readCount: readCount)
@@ -93,6 +116,14 @@ public final class EmulatedI2CBus: I2CBus {
         }
         guard let device = devices[address], !unplugged.contains(address) else {
             throw I2CError(bus: busName, address: address, register: register, kind: .noAcknowledge)
+        }
+        if let share = flaky[address] {
+            // xorshift64*: a uniform draw in [0, 1)
+            flakyState ^= flakyState >> 12
+            flakyState ^= flakyState << 25
+            flakyState ^= flakyState >> 27
+            let draw = Double((flakyState &* 0x2545_F491_4F6C_DD1D) >> 11) / Double(1 << 53)
+            if draw < share { throw I2CError(bus: busName, address: address, register: register, kind: .io(errno: 5)) }
         }
         return device
     }

@@ -15,6 +15,9 @@ import Foundation
 ///     +0     hr 72               # resting heart rate, bpm
 ///     +0     wrist off           # band off the wrist (wrist on to put it back)
 ///     +0     unplug accelerometer    # the sensor stops answering (plug ... brings it back)
+///     +0     flaky heart-rate 0.2    # a fifth of its transfers fail with EIO (flaky ... 0 ends it)
+///     +0     wedge accelerometer     # it answers every read with zeros: an empty FIFO, a
+///                                    # wrong chip id (unwedge ... brings it back)
 ///     +0     answer yes          # the next question the band asks (pair? delete?) gets select
 ///                                # 1 s after it shows (answer no: back): the wearer checks the
 ///                                # code the laptop shows, or that the wipe is wanted
@@ -35,6 +38,10 @@ public struct ScenarioScript: Equatable, Sendable {
         case wrist(worn: Bool)
         case unplug(Sensor)
         case plug(Sensor)
+        /// This share (0 to 1) of the sensor's transfers fail with EIO, the others pass.
+        case flaky(Sensor, share: Double)
+        /// The sensor answers every read with zeros (a wedged chip), or answers again.
+        case wedge(Sensor, wedged: Bool)
         /// The wearer answers the band's next question (pairing code, wipe) with select or back.
         case answer(yes: Bool)
         case end
@@ -114,12 +121,15 @@ public struct ScenarioScript: Equatable, Sendable {
                 action = .wrist(worn: state == "on")
             case "unplug": action = .unplug(try sensor(0))
             case "plug": action = .plug(try sensor(0))
+            case "flaky": action = .flaky(try sensor(0), share: try number(1, "a share of failed transfers from 0 to 1", 0...1))
+            case "wedge": action = .wedge(try sensor(0), wedged: true)
+            case "unwedge": action = .wedge(try sensor(0), wedged: false)
             case "answer":
                 guard let word = arguments.first, word == "yes" || word == "no" else { throw fail("answer needs yes or no") }
                 action = .answer(yes: word == "yes")
             case "end": action = .end
             default:
-                throw fail("unknown action \"\(words[1])\"; use press, hold, walk, stop, hr, wrist, unplug, plug, answer or end")
+                throw fail("unknown action \"\(words[1])\"; use press, hold, walk, stop, hr, wrist, unplug, plug, flaky, wedge, unwedge, answer or end")
             }
             steps.append(Step(timeSeconds: time, action: action, line: lineNumber))
             previous = time

@@ -1,4 +1,7 @@
 import AmbleBandStore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Synchronization
 import Testing
@@ -59,5 +62,65 @@ struct AmbledProcessTests {
         let sessions = try BandStore(path: directory + "/band/band.sqlite").finishedSessions()
         #expect(sessions.map(\.summary.kind) == [.calibration, .mindfulWalk])
         #expect((sessions.last?.summary.steps ?? 0) >= 30, "the walk's steps up to the signal are stored")
+    }
+
+    /// Found by scripts/chaos: bytes arriving all the time ended every paced wait early, band
+    /// time ran ahead of real time, and after the flood the band slept (60 s at a time) until
+    /// real time caught up, deaf to SIGTERM.
+    @Test(.enabled(if: builtExecutable("ambled") != nil, "ambled is not built; run `swift build` first"))
+    func aFloodOfBytesNeitherRacesBandTimeNorDelaysAStop() throws {
+        let directory = NSTemporaryDirectory() + "amble-flood-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtExecutable("ambled")!)
+        process.arguments = ["--board", repositoryPath("boards/sim.toml"), "--data-dir", directory + "/band",
+                             "--listen", "127.0.0.1:0", "--no-keyboard", "--log-level", "debug"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let collected = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            collected.withLock { $0 += text }
+        }
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            output.fileHandleForReading.readabilityHandler = nil
+        }
+        let deadline = Date().addingTimeInterval(30)
+        var port: UInt16?
+        while Date() < deadline && port == nil {
+            let log = collected.withLock { $0 }
+            if let range = log.range(of: "serving sessions on 127.0.0.1:") {
+                port = UInt16(log[range.upperBound...].prefix { $0.isNumber })
+            }
+            usleep(20_000)
+        }
+        let listening = try #require(port)
+        // Random bytes from several connections, one after another, for 1.5 s.
+        let started = Date()
+        var generator = SystemRandomNumberGenerator()
+        while Date().timeIntervalSince(started) < 1.5 {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = listening.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if connected == 0 {
+                let bytes = (0 ..< 16_384).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+                _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            close(socket)
+        }
+        process.terminate()  // SIGTERM
+        let asked = Date()
+        while process.isRunning && Date().timeIntervalSince(asked) < 10 { usleep(10_000) }
+        let stopSeconds = Date().timeIntervalSince(asked)
+        #expect(!process.isRunning && stopSeconds < 3, "ambled took \(stopSeconds) s to stop after the flood")
     }
 }

@@ -46,14 +46,18 @@ public enum BandAssembly {
                                     startNotice: startNotice(store.recovery, logger: logger))
 
         recorder.prepareStoredSessionsForSync()
-        let link = try makeLink(options: options, store: store, identity: identity, hasDisplay: board.display != nil, logger: logger, now: hardware.clock.nowSeconds)
+        // A laptop lives in real time: the link's time limits (handshake, idle, a stalled
+        // frame) run on the system's clock even when the simulated board runs faster. Tests
+        // that pass a manual clock keep one clock for both.
+        let linkClock: any BandClock = clock ?? SystemClock()
+        let link = try makeLink(options: options, store: store, identity: identity, hasDisplay: board.display != nil, logger: logger, now: linkClock.nowSeconds)
 
         let keyboard = board.platform == .sim && options.keyboard && console.isTerminal ? RawKeyboard() : nil
         if keyboard != nil { console.line(SimulatedBoard.keyHelp) }
         let host = BandHost(keyboard: keyboard, signals: options.watchSignals ? SignalWatcher() : nil, speed: options.speed,
                             script: ScenarioPlayer(script: script, startSeconds: hardware.clock.nowSeconds, exitAfterScript: options.exitAfterScript))
 
-        return Band(hardware: hardware, signals: signals, practice: practice, recorder: recorder, link: link,
+        return Band(hardware: hardware, signals: signals, practice: practice, recorder: recorder, link: link, linkClock: linkClock,
                     host: host, console: console, logger: logger)
     }
 

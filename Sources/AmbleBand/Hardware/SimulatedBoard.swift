@@ -66,6 +66,14 @@ public final class SimulatedBoard {
             guard let place = sensorPlaces[sensor] else { return "no \(sensor.rawValue) on this board" }
             place.bus.plug(place.address)
             return "\(sensor.rawValue) plugged back in (simulated)"
+        case .flaky(let sensor, let share):
+            guard let place = sensorPlaces[sensor] else { return "no \(sensor.rawValue) on this board" }
+            place.bus.setFlaky(place.address, share: share)
+            return share > 0 ? "\(sensor.rawValue): \(Int((share * 100).rounded())) % of transfers fail (simulated)" : "\(sensor.rawValue): transfers no longer fail (simulated)"
+        case .wedge(let sensor, let wedged):
+            guard let place = sensorPlaces[sensor] else { return "no \(sensor.rawValue) on this board" }
+            place.bus.setWedged(place.address, wedged)
+            return "\(sensor.rawValue) \(wedged ? "wedged: it reads as zeros" : "unwedged") (simulated)"
         case .answer, .end:
             return nil   // the band keeps the answer for its next question
         }

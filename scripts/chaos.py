@@ -1,0 +1,858 @@
+#!/usr/bin/env python3
+"""Chaos runs of the band and the companion: power cuts, link faults, hostile peers, sensor
+faults and a simulated day, each checked for what was lost or doubled. Run by scripts/chaos,
+which builds ambled and amble first; see scripts/chaos --help.
+
+Everything runs on the simulated board (boards/sim.toml) in accelerated time, in a scratch
+folder. Trials are drawn from a seeded generator (--seed), so a failure can be replayed.
+"""
+
+import argparse
+import os
+import random
+import re
+import select
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BOARD = os.path.join(ROOT, "boards", "sim.toml")
+
+
+def log_wait(path, pattern, timeout, proc=None, offset=0):
+    """Waits until the log file (from byte `offset`) has a match of `pattern`; returns it or None."""
+    deadline = time.time() + timeout
+    regex = re.compile(pattern)
+    while time.time() < deadline:
+        try:
+            with open(path, errors="replace") as f:
+                f.seek(offset)
+                m = regex.search(f.read())
+            if m:
+                return m
+        except FileNotFoundError:
+            pass
+        if proc is not None and proc.poll() is not None:
+            return None
+        time.sleep(0.02)
+    return None
+
+
+class Band:
+    """One ambled process on the simulated board."""
+
+    def __init__(self, bins, data_dir, log_path, speed=20.0, script=None, listen=True, serial=None, exit_after=False):
+        args = [os.path.join(bins, "ambled"), "--board", BOARD, "--data-dir", data_dir, "--speed", str(speed),
+                "--no-keyboard", "--log-level", "debug"]
+        if listen:
+            args += ["--listen", "127.0.0.1:0"]
+        if serial:
+            args += ["--serial", serial]
+        if script:
+            args += ["--script", script]
+        if exit_after:
+            args += ["--exit-after-script"]
+        self.log_path = log_path
+        self.offset = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+        self.log = open(log_path, "a")
+        self.log.write("\n=== start %s\n" % time.strftime("%H:%M:%S"))
+        self.log.flush()
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
+        self.address = None
+
+    def wait_ready(self, timeout=20):
+        """Waits for the store to be open (and the TCP address, when listening)."""
+        pattern = r"serving sessions on ([0-9.]+:[0-9]+)" if "--listen" in self.proc.args else r"started \("
+        m = log_wait(self.log_path, pattern, timeout, self.proc, self.offset)
+        if m and m.groups():
+            self.address = m.group(1)
+        return m is not None
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self.log.close()
+
+    def stop(self, timeout=20):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                self.log.close()
+                return False
+        self.log.close()
+        return True
+
+    def rss_kb(self):
+        return proc_status(self.proc.pid, "VmRSS")
+
+    def fds(self):
+        try:
+            return len(os.listdir("/proc/%d/fd" % self.proc.pid))
+        except OSError:
+            return None
+
+    def cpu_seconds(self):
+        try:
+            with open("/proc/%d/stat" % self.proc.pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            return None
+
+
+def proc_status(pid, key):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def amble(bins, store, *args, timeout=120, stdin=None):
+    """Runs amble; returns (exit status, stdout, stderr)."""
+    try:
+        p = subprocess.run([os.path.join(bins, "amble"), "--store", store] + list(args), capture_output=True, text=True,
+                           timeout=timeout, stdin=stdin if stdin is not None else subprocess.DEVNULL)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return 124, "", "timed out"
+
+
+def band_db(path):
+    return sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=10)
+
+
+def integrity(path):
+    c = sqlite3.connect(path, timeout=10)
+    try:
+        return c.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        c.close()
+
+
+def band_sessions(path):
+    """Finished and open sessions of a band store: {id: (finished, seconds stored)}."""
+    c = band_db(path)
+    try:
+        rows = c.execute("SELECT id, end_unix IS NOT NULL, (SELECT COUNT(*) FROM session_second s WHERE s.session_id = session.id) FROM session").fetchall()
+        return {r[0]: (bool(r[1]), r[2]) for r in rows}
+    finally:
+        c.close()
+
+
+def laptop_sessions(path):
+    """Sessions of a companion store by band session id: a list of seconds counts (one entry per copy)."""
+    if not os.path.exists(path):
+        return {}
+    c = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=10)
+    try:
+        out = {}
+        for band_session, seconds in c.execute(
+                "SELECT band_session_id, (SELECT COUNT(*) FROM session_second s WHERE s.session_id = session.id) FROM session"):
+            out.setdefault(band_session, []).append(seconds)
+        return out
+    finally:
+        c.close()
+
+
+def compare(band_path, laptop_path):
+    """(lost, doubled): finished band sessions missing or different on the laptop, and copies beyond one."""
+    band = {k: v for k, v in band_sessions(band_path).items() if v[0]}
+    laptop = laptop_sessions(laptop_path)
+    lost = [k for k, (_, seconds) in band.items() if k not in laptop or laptop[k][0] != seconds]
+    doubled = sum(len(v) - 1 for v in laptop.values())
+    return lost, doubled
+
+
+# MARK: The template: a paired band and laptop, with sessions
+
+
+WALK_SCRIPT = """0:01 press select
++1 walk 112
++66 stop
++2 press next
++1 press select
++1 press select
++1 walk 86
++40 walk 100
++20 walk 84
++10 stop
++1 press select
++10 press select
++1 walk 90
++20 stop
++2 hold select 1.5
++4 end
+"""
+
+PAIR_SCRIPT = """0:01 press next
++0.5 press next
++0.5 press select
+""" + "".join("+0.3 press next\n" for _ in range(11)) + """+0.5 press select
++0 answer yes
+"""
+
+
+def make_template(bins, work, raw=True):
+    """A band and a laptop paired with each other, the band holding a calibration and a walk
+    (with raw samples when `raw`)."""
+    band_dir = os.path.join(work, "band")
+    os.makedirs(os.path.join(work, "laptop"), exist_ok=True)
+    store = os.path.join(work, "laptop", "amble.sqlite")
+    log = os.path.join(work, "band.log")
+    script = os.path.join(work, "pair.script")
+    with open(script, "w") as f:
+        f.write(PAIR_SCRIPT)
+    band = Band(bins, band_dir, log, speed=1, script=script)
+    if not band.wait_ready():
+        raise SystemExit("template: ambled did not start; see " + log)
+    if not log_wait(log, r"screen: PAIR LAPTOP", 30, band.proc):
+        band.kill()
+        raise SystemExit("template: the band did not reach pairing mode; see " + log)
+    p = subprocess.Popen([os.path.join(bins, "amble"), "--store", store, "pair", "--tcp", band.address, "--name", "chaos"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = ""
+    deadline = time.time() + 30
+    while time.time() < deadline and "[y/n]" not in out.lower():
+        ready, _, _ = select.select([p.stdout], [], [], 0.2)
+        if ready:
+            chunk = os.read(p.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            out += chunk.decode(errors="replace")
+    codes = re.findall(r"[0-9]{3} [0-9]{3}", out)
+    m = log_wait(log, r"CODE ([0-9]{3} [0-9]{3})", 5)
+    answer = "y\n" if codes and m and codes[0] == m.group(1) else "n\n"
+    try:
+        rest, _ = p.communicate(answer, timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rest = ""
+    if p.returncode != 0:
+        band.kill()
+        raise SystemExit("template: pairing failed:\n" + out + rest)
+    if raw:
+        code, _, err = amble(bins, store, "band", "settings", "set", "consent_raw_capture", "on", "--tcp", band.address)
+        if code != 0:
+            band.kill()
+            raise SystemExit("template: cannot turn raw capture on: " + err)
+    band.stop()
+    with open(script, "w") as f:
+        f.write(WALK_SCRIPT)
+    band = Band(bins, band_dir, log, speed=50, script=script, listen=False, exit_after=True)
+    band.proc.wait(120)
+    band.log.close()
+    return band_dir, store
+
+
+def copy_template(template, work, name):
+    band_dir, store = template
+    trial = os.path.join(work, name)
+    shutil.rmtree(trial, ignore_errors=True)
+    shutil.copytree(band_dir, os.path.join(trial, "band"))
+    os.makedirs(os.path.join(trial, "laptop"))
+    shutil.copy(store, os.path.join(trial, "laptop", "amble.sqlite"))
+    return trial, os.path.join(trial, "band"), os.path.join(trial, "laptop", "amble.sqlite")
+
+
+# MARK: Power cuts
+
+
+def cut_script(rng):
+    """A random stretch of practice: calibrations and walks with pauses."""
+    lines = ["0:01 press select", "+1 walk %d" % rng.randint(95, 120), "+%d stop" % rng.randint(35, 70),
+             "+2 press next", "+1 press select", "+1 press select", "+1 walk %d" % rng.randint(70, 100)]
+    for _ in range(rng.randint(1, 3)):
+        lines += ["+%d stop" % rng.randint(5, 30), "+1 press select", "+%d press select" % rng.randint(3, 15),
+                  "+1 walk %d" % rng.randint(70, 110)]
+    lines += ["+%d stop" % rng.randint(5, 20), "+2 hold select 1.5", "+4 end"]
+    return "\n".join(lines) + "\n"
+
+
+def power_cuts(bins, template, work, count, rng, report):
+    tried = survived = lost_total = doubled_total = 0
+    failures = []
+    cut_walks = []
+    for n in range(count):
+        trial, band_dir, store = copy_template(template, work, "cut-%d" % n)
+        db = os.path.join(band_dir, "band.sqlite")
+        script = os.path.join(trial, "s.script")
+        with open(script, "w") as f:
+            f.write(cut_script(rng))
+        log = os.path.join(trial, "band.log")
+        speed = rng.choice([20, 40])
+        cuts = 2 if rng.random() < 0.25 else 1
+        during_sync = rng.random() < 0.2
+        problems = []
+        for c in range(cuts):
+            band = Band(bins, band_dir, log, speed=speed, script=script)
+            if not band.wait_ready():
+                problems.append("did not start")
+                band.kill()
+                break
+            syncer = None
+            if during_sync and c == 0:
+                syncer = threading.Thread(target=amble, args=(bins, store, "sync", "--tcp", band.address, "--timeout", "3"))
+                syncer.start()
+            time.sleep(rng.uniform(0.05, 8.0) if c == 0 else rng.uniform(0.02, 1.0))
+            killed_at = time.time()
+            band.kill()
+            if syncer:
+                syncer.join()
+        tried += 1
+        # The walk under way at the last cut: band seconds it had run against seconds stored.
+        text = open(log, errors="replace").read()
+        walk_starts = re.findall(r"^(\S+ \S+) info ambled: mindful-walk session (\d+) started", text, re.M)
+        open_now = {k for k, v in band_sessions(db).items() if not v[0]}
+        for stamp, sid in walk_starts:
+            if int(sid) in open_now:
+                started_real = time.mktime(time.strptime(stamp.split(".")[0], "%Y-%m-%d %H:%M:%S")) + float("0." + stamp.split(".")[1])
+                ran = (killed_at - started_real) * speed
+                stored = band_sessions(db)[int(sid)][1]
+                cut_walks.append(ran - stored)
+        check = integrity(db)
+        if check != "ok":
+            problems.append("integrity_check: " + check)
+        # A calibration cut short is discarded on purpose (it is only good whole); a walk is kept.
+        started = set(int(x) for x in re.findall(r"mindful-walk session (\d+) started", open(log, errors="replace").read()))
+        band = Band(bins, band_dir, log, speed=speed)
+        if not band.wait_ready():
+            problems.append("did not restart")
+        else:
+            code, out, err = amble(bins, store, "sync", "--tcp", band.address, "--timeout", "5")
+            if code != 0:
+                problems.append("sync after the cut failed: " + err.strip()[-200:])
+        band.stop()
+        sessions = band_sessions(db)
+        open_ones = [k for k, v in sessions.items() if not v[0]]
+        if open_ones:
+            problems.append("sessions left open: %s" % open_ones)
+        discarded = set(int(x) for x in re.findall(r"session (\d+) discarded", open(log, errors="replace").read()))
+        missing = sorted(started - set(sessions) - discarded)
+        lost, doubled = compare(db, store)
+        lost_total += len(missing) + len(lost)
+        doubled_total += doubled
+        if missing:
+            problems.append("started sessions missing on the band: %s" % missing)
+        if lost:
+            problems.append("band sessions not on the laptop exactly: %s" % lost)
+        if doubled:
+            problems.append("%d doubled on the laptop" % doubled)
+        if problems:
+            failures.append("cut %d (%d cut%s, x%d%s): %s" % (n, cuts, "s" if cuts > 1 else "", speed, ", during a sync" if during_sync else "", "; ".join(problems)))
+        else:
+            survived += 1
+            shutil.rmtree(trial, ignore_errors=True)
+    # Seconds a cut walk had run (from its log line's time, at the run's speed) but not stored:
+    # the last second under way, plus the timing of the log line and the kill (about 20 ms x speed).
+    late = sorted(cut_walks)
+    note = "%d cuts in a walk: seconds not stored, median %.1f, most %.1f (x20-x40 time)" % (
+        len(late), late[len(late) // 2] if late else 0, late[-1] if late else 0)
+    report("power cuts (SIGKILL, 1-2 in a row)", tried, survived, lost_total, doubled_total, note, failures)
+
+
+# MARK: Link faults
+
+
+class Proxy(threading.Thread):
+    """Relays one connection at a time between the laptop and the band, with a fault."""
+
+    def __init__(self, target, fault, rng):
+        super().__init__(daemon=True)
+        self.target = target
+        self.fault = fault
+        self.rng = rng
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.armed = True
+        self.stopped = False
+        self.on_offset = None  # called once at the fault's offset (to kill the band)
+
+    def run(self):
+        while not self.stopped:
+            try:
+                self.listener.settimeout(0.2)
+                client, _ = self.listener.accept()
+            except (socket.timeout, OSError):
+                continue
+            host, port = self.target.rsplit(":", 1)
+            try:
+                server = socket.create_connection((host, int(port)), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            self.relay(client, server)
+
+    def relay(self, client, server):
+        fault = self.fault if self.armed else None
+        self.armed = False
+        offset = self.rng.randint(1, 6000)
+        passed = 0
+        stalled_until = 0
+        socks = [client, server]
+        try:
+            while True:
+                ready, _, _ = select.select(socks, [], [], 0.5)
+                if not ready:
+                    if self.stopped:
+                        return
+                    continue
+                for s in ready:
+                    data = s.recv(4096)
+                    if not data:
+                        return
+                    other = server if s is client else client
+                    if fault and passed <= offset < passed + len(data):
+                        i = offset - passed
+                        if fault == "cut":
+                            other.sendall(data[:i])
+                            return
+                        if fault == "flip":
+                            data = data[:i] + bytes([data[i] ^ (1 << self.rng.randint(0, 7))]) + data[i + 1:]
+                        if fault == "stall":
+                            stalled_until = time.time() + self.rng.uniform(2, 8)
+                        if fault == "kill-band" and self.on_offset:
+                            other.sendall(data[:i])
+                            self.on_offset()
+                            return
+                    passed += len(data)
+                    if fault == "delay":
+                        time.sleep(self.rng.uniform(0.01, 0.3))
+                    if fault == "throttle":
+                        for k in range(0, len(data), 256):
+                            other.sendall(data[k:k + 256])
+                            time.sleep(0.01)
+                        continue
+                    while time.time() < stalled_until:
+                        time.sleep(0.05)
+                    other.sendall(data)
+        except OSError:
+            return
+        finally:
+            client.close()
+            server.close()
+
+    def close(self):
+        self.stopped = True
+        self.listener.close()
+
+
+class SerialProxy(threading.Thread):
+    """Two pseudo-terminal pairs, one for the band and one for the laptop, relayed with a fault."""
+
+    def __init__(self, fault, rng):
+        super().__init__(daemon=True)
+        self.band_master, band_slave = os.openpty()
+        self.laptop_master, laptop_slave = os.openpty()
+        self.band_path = os.ttyname(band_slave)
+        self.laptop_path = os.ttyname(laptop_slave)
+        self.slaves = [band_slave, laptop_slave]
+        self.fault = fault
+        self.rng = rng
+        self.stopped = False
+
+    def run(self):
+        offset = self.rng.randint(1, 6000)
+        passed = 0
+        fault = self.fault
+        while not self.stopped:
+            ready, _, _ = select.select([self.band_master, self.laptop_master], [], [], 0.2)
+            for fd in ready:
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    continue
+                other = self.laptop_master if fd == self.band_master else self.band_master
+                if fault and passed <= offset < passed + len(data):
+                    i = offset - passed
+                    if fault == "cut":
+                        data = data[:i]
+                    elif fault == "flip":
+                        data = data[:i] + bytes([data[i] ^ 0x10]) + data[i + 1:]
+                    elif fault == "stall":
+                        time.sleep(self.rng.uniform(2, 6))
+                    fault = None
+                passed += len(data)
+                try:
+                    os.write(other, data)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.stopped = True
+        for fd in [self.band_master, self.laptop_master] + self.slaves:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def link_faults(bins, template, work, count, serial_count, rng, report):
+    faults = ["cut", "flip", "delay", "stall", "throttle", "kill-band"]
+    tried = survived = lost_total = doubled_total = 0
+    broken = 0
+    by_fault = {}
+    failures = []
+    for n in range(count + serial_count):
+        serial = n >= count
+        fault = rng.choice(faults if not serial else ["cut", "flip", "stall"])
+        trial, band_dir, store = copy_template(template, work, "link-%d" % n)
+        db = os.path.join(band_dir, "band.sqlite")
+        log = os.path.join(trial, "band.log")
+        problems = []
+        tried += 1
+        if serial:
+            proxy = SerialProxy(fault, rng)
+            proxy.start()
+            band = Band(bins, band_dir, log, speed=1, listen=False, serial=proxy.band_path)
+            band.wait_ready(5)
+            time.sleep(0.3)
+            attempts = []
+            for _ in range(6):
+                code, out, err = amble(bins, store, "sync", "--serial", proxy.laptop_path, "--timeout", "3")
+                attempts.append(code)
+                if code == 0:
+                    break
+            proxy.close()
+        else:
+            band = Band(bins, band_dir, log, speed=1)
+            if not band.wait_ready():
+                problems.append("did not start")
+            proxy = Proxy(band.address, fault, rng)
+            holder = {"band": band}
+
+            def kill_band():
+                holder["band"].kill()
+            proxy.on_offset = kill_band
+            proxy.start()
+            attempts = []
+            for _ in range(6):
+                if holder["band"].proc.poll() is not None:
+                    holder["band"] = Band(bins, band_dir, log, speed=1)
+                    holder["band"].wait_ready()
+                    proxy.target = holder["band"].address
+                code, out, err = amble(bins, store, "sync", "--tcp", proxy.address, "--timeout", "3")
+                attempts.append(code)
+                if code == 0:
+                    break
+            proxy.close()
+            band = holder["band"]
+        band.stop()
+        broken += attempts[0] != 0
+        by_fault[fault] = by_fault.get(fault, 0) + 1
+        if 0 not in attempts:
+            problems.append("no sync completed in %d attempts" % len(attempts))
+        if integrity(db) != "ok":
+            problems.append("band store damaged")
+        lost, doubled = compare(db, store)
+        lost_total += len(lost)
+        doubled_total += doubled
+        if lost:
+            problems.append("not on the laptop exactly once: %s" % lost)
+        if doubled:
+            problems.append("%d doubled" % doubled)
+        if problems:
+            failures.append("link %d (%s, %s, attempts %s): %s" % (n, "serial" if serial else "tcp", fault, attempts, "; ".join(problems)))
+        else:
+            survived += 1
+            shutil.rmtree(trial, ignore_errors=True)
+    report("link faults (cut, flip, delay, stall, throttle, band killed)", tried, survived, lost_total, doubled_total,
+           "%d over a serial pty pair; %d first syncs broken by the fault, then resumed; %s" % (
+               serial_count, broken, ", ".join("%s %d" % kv for kv in sorted(by_fault.items()))), failures)
+
+
+# MARK: Hostile peers
+
+
+def hostile_peers(bins, template, work, seconds, rng, report):
+    trial, band_dir, store = copy_template(template, work, "hostile")
+    log = os.path.join(trial, "band.log")
+    band = Band(bins, band_dir, log, speed=1)
+    failures = []
+    if not band.wait_ready():
+        report("hostile peers", 1, 0, 0, 0, "", ["did not start"])
+        return
+    host, port = band.address.split(":")
+    port = int(port)
+    time.sleep(1)
+    rss_before = band.rss_kb()
+    stop = time.time() + seconds
+    connections = [0]
+
+    def attacker(kind):
+        r = random.Random(rng.random())
+        while time.time() < stop:
+            try:
+                s = socket.create_connection((host, port), timeout=2)
+                connections[0] += 1
+                if kind == "random":
+                    for _ in range(50):
+                        s.sendall(bytes(r.getrandbits(8) for _ in range(1024)))
+                elif kind == "header":
+                    # A frame header that claims the largest payload, then a trickle.
+                    s.sendall(b"AM\x02\x02\xff\xff\x00\x00")
+                    for _ in range(20):
+                        s.sendall(b"\x00" * 10)
+                        time.sleep(0.1)
+                elif kind == "idle":
+                    time.sleep(r.uniform(1, 12))
+                elif kind == "half":
+                    s.sendall(b"AM\x02")
+                    time.sleep(r.uniform(1, 8))
+                elif kind == "pair":
+                    s.sendall(b"AM\x02\x01\x00\x20" + bytes(2) + bytes(r.getrandbits(8) for _ in range(32)) + bytes(4))
+                    s.recv(100)
+                elif kind == "flood":
+                    for _ in range(200):
+                        s.sendall(b"AM" * 2048)
+                s.close()
+            except OSError:
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=attacker, args=(k,), daemon=True) for k in ["random", "header", "idle", "half", "pair", "flood", "random", "idle"]]
+    for t in threads:
+        t.start()
+    syncs = ok = 0
+    errors = []
+    while time.time() < stop:
+        code, _, err = amble(bins, store, "sync", "--tcp", band.address, "--timeout", "10")
+        syncs += 1
+        ok += code == 0
+        if code != 0:
+            errors.append(err.strip()[-160:])
+        time.sleep(1)
+    for t in threads:
+        t.join(15)
+    rss_after = band.rss_kb()
+    band.stop()
+    longest = re.findall(r"longest loop pass (\d+) ms", open(log, errors="replace").read())
+    longest_ms = int(longest[-1]) if longest else None
+    growth = (rss_after - rss_before) if rss_before and rss_after else None
+    if ok < syncs:
+        failures.append("%d of %d paired syncs failed under the attack: %s" % (syncs - ok, syncs, " | ".join(errors[:3])))
+    if growth is None or growth > 1024:
+        failures.append("RSS grew %s kB (limit 1 MB)" % growth)
+    if longest_ms is None or longest_ms > 250:
+        failures.append("longest loop pass %s ms (limit 250 ms)" % longest_ms)
+    report("hostile peers (%d connections in %d s)" % (connections[0], seconds), syncs, ok, 0, 0,
+           "RSS %+d kB, longest loop pass %s ms" % (growth or 0, longest_ms), failures)
+
+
+# MARK: Sensor faults
+
+SENSOR_SCRIPT = """0:01 press select
++1 walk 112
++66 stop
++2 press next
++1 press select
++1 press select
++1 walk 92
++20 flaky accelerometer 0.05
++20 flaky accelerometer 0
++20 wedge accelerometer
++20 unwedge accelerometer
++20 unplug accelerometer
++60 plug accelerometer
++20 unplug heart-rate
++60 plug heart-rate
++20 flaky heart-rate 0.3
++20 flaky heart-rate 0
++20 stop
++2 hold select 1.5
++5 end
+"""
+
+
+def sensor_faults(bins, template, work, report):
+    trial, band_dir, store = copy_template(template, work, "sensors")
+    script = os.path.join(trial, "s.script")
+    with open(script, "w") as f:
+        f.write(SENSOR_SCRIPT)
+    log = os.path.join(trial, "band.log")
+    band = Band(bins, band_dir, log, speed=25, script=script, listen=False, exit_after=True)
+    failures = []
+    try:
+        code = band.proc.wait(120)
+    except subprocess.TimeoutExpired:
+        band.kill()
+        code = None
+    band.log.close()
+    if code != 0:
+        failures.append("ambled exited with %s" % code)
+    db = os.path.join(band_dir, "band.sqlite")
+    c = band_db(db)
+    walk = c.execute("SELECT MAX(id) FROM session WHERE kind = 'mindful-walk'").fetchone()[0]
+    rows = c.execute("SELECT offset_s, accelerometer_gap, hr_gap, steps FROM session_second WHERE session_id = ? ORDER BY offset_s", (walk,)).fetchall()
+    c.close()
+    # The walk starts 4 s after its line (+1 press select, then a 3 s countdown); fault windows
+    # in walk seconds, from the script.
+    acc_faults = [(20, 40), (60, 80), (100, 160)]
+    hr_faults = [(180, 240), (260, 280)]
+
+    def inside(t, windows, margin):
+        return any(a - margin <= t <= b + margin for a, b in windows)
+    acc_gaps = [r[0] for r in rows if r[1]]
+    hr_gaps = [r[0] for r in rows if r[2]]
+    stray = [t for t in acc_gaps if not inside(t, acc_faults, 6)] + [t for t in hr_gaps if not inside(t, hr_faults, 12)]
+    unplugged_acc = [t for t in range(104, 156)]
+    marked = sum(1 for t in unplugged_acc if t in set(acc_gaps))
+    after = sum(r[3] for r in rows if 170 <= r[0] <= 300)
+    if stray:
+        failures.append("gaps outside the faults at walk seconds %s" % stray[:10])
+    if marked < len(unplugged_acc) * 0.9:
+        failures.append("only %d of %d seconds without the accelerometer marked as gaps" % (marked, len(unplugged_acc)))
+    if after < 100:
+        failures.append("%d steps after the accelerometer came back" % after)
+    flaky = sum(1 for t in acc_gaps if 20 <= t <= 40)
+    report("sensor faults (5 % and 30 % failed transfers, wedged, unplugged)", 1, 0 if failures else 1, 0, 0,
+           "%d s walk; gaps: accelerometer %d s, heart rate %d s (%d of 21 s at 5 %% failed transfers)" % (len(rows), len(acc_gaps), len(hr_gaps), flaky),
+           failures)
+
+
+# MARK: A simulated day
+
+
+def day_script(hours):
+    lines = ["0:01 hr 64"]
+    t = 60
+    for h in range(hours):
+        # A mindful walk each hour (a calibration first), then rest.
+        start = h * 3600 + 600
+        lines.append("%d press select" % start if h == 0 else "%d press select" % start)
+        if h == 0:
+            lines += ["+1 walk 110", "+66 stop", "+2 press next", "+1 press select", "+1 press select"]
+        else:
+            lines += ["+1 press select"]
+        lines += ["+1 walk 88", "+300 walk 95", "+120 stop", "+2 hold select 1.5", "+4 press back", "+2 press back"]
+        t = start
+    lines.append("%d end" % (hours * 3600))
+    return "\n".join(lines) + "\n"
+
+
+def simulated_day(bins, template, work, hours, rng, report):
+    trial, band_dir, store = copy_template(template, work, "day")
+    script = os.path.join(trial, "day.script")
+    with open(script, "w") as f:
+        f.write(day_script(hours))
+    code, _, err = (0, "", "")
+    log = os.path.join(trial, "band.log")
+    speed = 1000
+    band = Band(bins, band_dir, log, speed=speed, script=script)
+    failures = []
+    if not band.wait_ready():
+        report("a simulated day", 1, 0, 0, 0, "", ["did not start"])
+        return
+    amble(bins, store, "band", "settings", "set", "reminders", "on", "--tcp", band.address)
+    amble(bins, store, "band", "settings", "set", "reminder_time", "09:00", "--tcp", band.address)
+    samples = []
+    started = time.time()
+    total = hours * 3600 / speed
+    syncs = ok = 0
+    while time.time() - started < total + 2 and band.proc.poll() is None:
+        samples.append((time.time() - started, band.rss_kb(), band.fds(), band.cpu_seconds()))
+        code, _, _ = amble(bins, store, "sync", "--tcp", band.address, "--timeout", "10")
+        syncs += 1
+        ok += code == 0
+        if log_wait(log, r"script finished", 0.01):
+            break
+        time.sleep(2)
+    samples.append((time.time() - started, band.rss_kb(), band.fds(), band.cpu_seconds()))
+    code, _, _ = amble(bins, store, "sync", "--tcp", band.address, "--timeout", "10")
+    band.stop()
+    walks = len(re.findall(r"mindful-walk session \d+ stored", open(log, errors="replace").read()))
+    lost, doubled = compare(os.path.join(band_dir, "band.sqlite"), store)
+    first, last = samples[1] if len(samples) > 2 else samples[0], samples[-1]
+    mid = samples[len(samples) // 2]
+    # CPU per band hour in the first and the second half of the run.
+    def rate(a, b):
+        return (b[3] - a[3]) / max((b[0] - a[0]) * speed / 3600, 1e-6)
+    early, late = rate(first, mid), rate(mid, last)
+    rss_growth = last[1] - first[1]
+    fd_growth = last[2] - first[2]
+    if walks < hours:
+        failures.append("%d walks stored of %d" % (walks, hours))
+    if lost or doubled:
+        failures.append("lost %s, doubled %d" % (lost, doubled))
+    if rss_growth > 2048:
+        failures.append("RSS grew %d kB" % rss_growth)
+    if fd_growth > 2:
+        failures.append("%d more open files at the end" % fd_growth)
+    if late > early * 1.5 + 0.5:
+        failures.append("CPU per band hour grew from %.2f s to %.2f s" % (early, late))
+    report("a simulated day (%d band hours at x%d)" % (hours, speed), syncs, ok, len(lost), doubled,
+           "%d walks; RSS %d -> %d kB, fds %d -> %d, CPU per band hour %.2f s -> %.2f s" % (walks, first[1], last[1], first[2], last[2], early, late),
+           failures)
+
+
+# MARK: Main
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Chaos runs of ambled and amble on the simulated board.")
+    parser.add_argument("--quick", action="store_true", help="a few of each (under 5 minutes), as CI runs it")
+    parser.add_argument("--seed", type=int, default=None, help="the trials' seed (default: random, printed)")
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"), help="where ambled and amble are")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("only", nargs="*", help="run only these: cuts, links, hostile, sensors, day")
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    rng = random.Random(seed)
+    work = tempfile.mkdtemp(prefix="amble-chaos-")
+    print("chaos: seed %d, scratch %s, %s run" % (seed, work, "quick" if args.quick else "full"), flush=True)
+    rows = []
+    all_failures = []
+
+    def report(name, tried, survived, lost, doubled, note, failures):
+        rows.append((name, tried, survived, lost, doubled, note))
+        all_failures.extend("%s: %s" % (name.split(" (")[0], f) for f in failures)
+        print("  %-62s %4d tried %4d survived %3d lost %3d doubled  %s" % (name, tried, survived, lost, doubled, note), flush=True)
+
+    only = set(args.only) or {"cuts", "links", "hostile", "sensors", "day"}
+    started = time.time()
+    template = make_template(args.bin, os.path.join(work, "template"))
+    if "cuts" in only:
+        power_cuts(args.bin, template, work, 6 if args.quick else 100, rng, report)
+    if "links" in only:
+        link_faults(args.bin, template, work, 6 if args.quick else 90, 2 if args.quick else 12, rng, report)
+    if "hostile" in only:
+        hostile_peers(args.bin, template, work, 8 if args.quick else 30, rng, report)
+    if "sensors" in only:
+        sensor_faults(args.bin, template, work, report)
+    if "day" in only:
+        simulated_day(args.bin, template, work, 3 if args.quick else 24, rng, report)
+    print()
+    print("| trial | tried | survived | lost | doubled | figures |")
+    print("|---|---|---|---|---|---|")
+    for name, tried, survived, lost, doubled, note in rows:
+        print("| %s | %d | %d | %d | %d | %s |" % (name, tried, survived, lost, doubled, note))
+    print("\n%.0f s, seed %d" % (time.time() - started, seed))
+    if all_failures:
+        print("\nFAILED:")
+        for f in all_failures:
+            print("  " + f)
+        print("(scratch kept: %s)" % work)
+        sys.exit(1)
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
