@@ -44,6 +44,7 @@ struct SyncCommand: ParsableCommand {
             } else {
                 print(Self.summary(result, seconds: seconds))
             }
+            GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
         } catch let interrupted as Synchronizer.Interrupted {
             bar?.finish()
             if json {
