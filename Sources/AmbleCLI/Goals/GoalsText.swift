@@ -23,19 +23,23 @@ enum GoalsText {
         return goals.joined(separator: ", ")
     }
 
-    private static func amount(_ part: GoalPart) -> String {
+    /// "1200 of 1000 steps", "2 of 3 walks"; for a weekly goal on a day, the week so far
+    /// against its pace: "2 so far, pace 1.3".
+    private static func amount(_ part: GoalPart, daily: Bool) -> String {
+        let done = part.kind == .mindfulMinutes ? Int(part.done.rounded(.down)) : Int(part.done)
+        if daily && part.kind != .steps { return "\(done) so far, pace \(n(part.target))" }
         switch part.kind {
-        case .steps: return "\(Int(part.done)) of \(Int(part.target.rounded())) steps"
-        case .walks: return "\(Int(part.done)) of \(formatOne(part.target)) walks"
-        case .mindfulMinutes: return "\(Int(part.done.rounded(.down))) of \(formatOne(part.target)) minutes"
+        case .steps: return "\(done) of \(Int(part.target.rounded())) steps"
+        case .walks: return "\(done) of \(n(part.target)) walks"
+        case .mindfulMinutes: return "\(done) of \(n(part.target)) minutes"
         }
     }
 
     private static func label(_ part: GoalPart, daily: Bool) -> String {
         switch part.kind {
         case .steps: return daily ? "steps today" : "steps"
-        case .walks: return daily ? "walks, week's pace" : "walks"
-        case .mindfulMinutes: return daily ? "minutes, week's pace" : "mindful minutes"
+        case .walks: return daily ? "walks this week" : "walks"
+        case .mindfulMinutes: return daily ? "minutes this week" : "mindful minutes"
         }
     }
 
@@ -43,11 +47,11 @@ enum GoalsText {
         var lines = ["Goals: \(targetsLine(s.targets)) (set \(s.targetsSince.long))", ""]
         lines.append("Today, \(s.today.day.long): \(percent(s.today.share))")
         for part in s.today.parts {
-            lines.append("  " + SessionText.pad(label(part, daily: true), 22) + SessionText.pad(amount(part), 26) + percent(part.share))
+            lines.append("  " + SessionText.pad(label(part, daily: true), 22) + SessionText.pad(amount(part, daily: true), 26) + percent(part.share))
         }
         lines.append("This week, from \(s.weekStart.long): \(percent(s.weekShare))")
         for part in s.week {
-            lines.append("  " + SessionText.pad(label(part, daily: false), 22) + SessionText.pad(amount(part), 26) + percent(part.share))
+            lines.append("  " + SessionText.pad(label(part, daily: false), 22) + SessionText.pad(amount(part, daily: false), 26) + percent(part.share))
         }
         lines.append("")
         if let strength = s.stripStrength {
