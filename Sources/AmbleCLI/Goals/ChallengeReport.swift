@@ -3,7 +3,7 @@ import AmbleCompanionStore
 /// A challenge on screen (under way, or its end report) and as an HTML page. Pure.
 enum ChallengeReport {
     static func title(_ c: StoredChallenge) -> String {
-        "Level \(c.level): \(c.walksPerWeek) walk\(c.walksPerWeek == 1 ? "" : "s") a week for \(c.weeks) week\(c.weeks == 1 ? "" : "s")"
+        "level \(c.level), \(c.walksPerWeek) walk\(c.walksPerWeek == 1 ? "" : "s") a week for \(c.weeks) week\(c.weeks == 1 ? "" : "s")"
     }
 
     /// Each week as a bar of its walks against its target: `week 1  ###-  3 of 4`.
@@ -91,7 +91,7 @@ enum ChallengeReport {
     /// The end report as one self-contained page (inline CSS and SVG, no script).
     static func html(_ s: ChallengeStatus, time: LocalTime) -> String {
         let message = ChallengeRules.message(level: s.challenge.level, walksPerWeek: s.challenge.walksPerWeek, walks: s.walks, completionRate: s.completionRate)
-        var body = "<header>\n<h1>\(HTMLPage.escape("Challenge report: " + title(s.challenge)))</h1>\n"
+        var body = "<header>\n<h1>\(HTMLPage.escape("Challenge report, " + title(s.challenge)))</h1>\n"
         body += "<p>\(HTMLPage.escape("\(s.firstDay.long) to \(s.endDay.adding(days: -1).long) · days in local time (\(time.zoneLabel(time.startOfDay(s.firstDay))))"))</p>\n</header>\n"
         body += "<section class=\"table\" id=\"message\"><h2>\(HTMLPage.escape(message.praise))</h2><p>\(HTMLPage.escape(message.next))</p></section>\n"
         body += "<div class=\"figures\">\n" + [
