@@ -78,6 +78,16 @@ public struct StoredChallenge: Equatable, Sendable {
     public var result: Result?
 
     public var level: Int { weeks }
+
+    public init(id: Int64, weeks: Int, walksPerWeek: Int, startUnixSeconds: Double, firstDay: String, state: State, result: Result?) {
+        self.id = id
+        self.weeks = weeks
+        self.walksPerWeek = walksPerWeek
+        self.startUnixSeconds = startUnixSeconds
+        self.firstDay = firstDay
+        self.state = state
+        self.result = result
+    }
 }
 
 /// What the goals' part of the store refuses.
