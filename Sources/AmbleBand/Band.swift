@@ -449,6 +449,9 @@ extension Band {
             signals.wearer.weightKilograms = Double(value) ?? 70
         case .retentionDays:
             recorder.pruneSoon()
+        case .goalProgress:
+            // Shown over the menu: draw it now if the menu is on screen.
+            if case .menu = practice.screen { perform(practice.redraw(), now: hardware.clock.nowSeconds) }
         case .consentHeartRate:
             let consent = value == "on"
             signals.heartRateConsent = consent

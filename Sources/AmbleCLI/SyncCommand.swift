@@ -53,6 +53,7 @@ struct SyncCommand: ParsableCommand {
             let seconds = Date().timeIntervalSince1970 - started
             if !json { print(Self.summary(result, seconds: seconds)) }
             fflush(nil)
+            GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
             let wipe = try wipeAfterReset(link: link, band: band, store: store)
             if json { print(Self.json(result, seconds: seconds, interrupted: nil, wipe: wipe)) }
         } catch let interrupted as Synchronizer.Interrupted {

@@ -154,7 +154,7 @@ struct PartialDownloadRow: Codable, Equatable, Sendable, FetchableRecord, Persis
 /// them, each kept once (a session and its seconds are written in one transaction). One
 /// SQLite file in WAL mode, 0600.
 public final class CompanionStore: Sendable {
-    /// Internal so that the store's parts in other files (CompanionStore+*.swift) reach it.
+    /// Internal, not private: the store's parts in other files (CompanionStore+*.swift) use it.
     let writer: any DatabaseWriter
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
@@ -180,7 +180,7 @@ public final class CompanionStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state"]
+    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state", "goals"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -285,6 +285,7 @@ public final class CompanionStore: Sendable {
                   "requested_unix" DOUBLE NOT NULL);
                 """)
         }
+        migrator.registerMigration("goals", migrate: migrateGoals)
         return migrator
     }
 

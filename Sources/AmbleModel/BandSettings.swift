@@ -34,6 +34,12 @@ public enum BandSetting: String, CaseIterable, Sendable, Codable {
     case bandName = "band_name"
     /// Synced sessions older than this many days are removed from the band.
     case retentionDays = "retention_days"
+    /// A line the laptop computes from the wearer's goals after a sync ("Today 64% walks 1/3"),
+    /// shown on the band's menu; empty shows nothing.
+    case goalProgress = "goal_progress"
+
+    /// The most characters `goal_progress` holds (printable ASCII; the OLED shows 21).
+    public static let goalProgressMaximumLength = 32
 
     /// The value a fresh band has.
     public var defaultValue: String {
@@ -54,6 +60,7 @@ public enum BandSetting: String, CaseIterable, Sendable, Codable {
         case .weightKilograms: return "70"
         case .bandName: return "Amble band"
         case .retentionDays: return "30"
+        case .goalProgress: return ""
         }
     }
 
@@ -73,6 +80,7 @@ public enum BandSetting: String, CaseIterable, Sendable, Codable {
         case .weightKilograms: return "a whole number of kilograms from 25 to 250"
         case .bandName: return "1 to 32 characters, letters, digits, spaces, - and _"
         case .retentionDays: return "a whole number of days from 1 to 365"
+        case .goalProgress: return "0 to \(Self.goalProgressMaximumLength) printable ASCII characters (set by amble sync from the goals)"
         }
     }
 
@@ -121,6 +129,9 @@ public enum BandSetting: String, CaseIterable, Sendable, Codable {
             guard (1 ... 32).contains(value.count), value.utf8.count <= 64, allowed else { throw fail }
             return value
         case .retentionDays: return try integer(1 ... 365)
+        case .goalProgress:
+            guard value.count <= Self.goalProgressMaximumLength, value.unicodeScalars.allSatisfy({ (0x20 ... 0x7E).contains($0.value) }) else { throw fail }
+            return value
         }
     }
 
@@ -195,6 +206,8 @@ public struct BandSettingValues: Equatable, Sendable {
     public var weightKilograms = 70
     public var bandName = "Amble band"
     public var retentionDays = 30
+    /// The laptop's line on the wearer's goals; empty: none.
+    public var goalProgress = ""
 
     public init() {}
 
@@ -225,6 +238,7 @@ public struct BandSettingValues: Equatable, Sendable {
         case .weightKilograms: weightKilograms = Int(value) ?? weightKilograms
         case .bandName: bandName = value
         case .retentionDays: retentionDays = Int(value) ?? retentionDays
+        case .goalProgress: goalProgress = value
         }
     }
 
@@ -247,6 +261,7 @@ public struct BandSettingValues: Equatable, Sendable {
         case .weightKilograms: return String(weightKilograms)
         case .bandName: return bandName
         case .retentionDays: return String(retentionDays)
+        case .goalProgress: return goalProgress
         }
     }
 }

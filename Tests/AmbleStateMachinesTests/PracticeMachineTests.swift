@@ -83,7 +83,7 @@ struct PracticeMachineTests {
 
     @Test func walkIsRefusedUntilCalibrated() {
         var band = PracticeDriver()
-        guard case .menu(let entries, 0)? = band.lastScreen else { Issue.record("no menu"); return }
+        guard case .menu(let entries, 0, _)? = band.lastScreen else { Issue.record("no menu"); return }
         #expect(entries.map(\.title) == ["Calibrate", "Mindful Walk", "Settings"])
         #expect(entries.map(\.enabled) == [true, false, true])
         band.press(.shortPressed(.next))
@@ -182,7 +182,7 @@ struct PracticeMachineTests {
         band.seconds(10, cadence: 100)
         #expect(band.summaries.isEmpty)
         #expect(band.recordedSeconds.isEmpty)
-        guard case .menu(_, 1)? = band.lastScreen else { Issue.record("not back at the menu"); return }
+        guard case .menu(_, 1, _)? = band.lastScreen else { Issue.record("not back at the menu"); return }
     }
 
     @Test func aForgottenWalkEndsByItself() {

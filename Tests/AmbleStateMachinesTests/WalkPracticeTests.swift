@@ -169,7 +169,7 @@ struct WalkPracticeTests {
         #expect(pages[1][2] == "6 kcal")
         #expect(pages[2] == ["heart 95 avg, 110 max", "1 pause, 0:05"])
         band.press(.select)
-        guard case .menu(_, 1)? = band.lastScreen else { Issue.record("select leaves the summary"); return }
+        guard case .menu(_, 1, _)? = band.lastScreen else { Issue.record("select leaves the summary"); return }
 
         var timed = PracticeDriver(calibration: calibrated)
         timed.startWalk()
@@ -273,7 +273,7 @@ struct CalibrationPracticeTests {
         band.press(.back)
         band.seconds(5, cadence: 100)
         #expect(!band.actions.contains { if case .beginSession = $0 { return true } else { return false } })
-        guard case .menu(_, 0)? = band.lastScreen else { Issue.record("not at the menu"); return }
+        guard case .menu(_, 0, _)? = band.lastScreen else { Issue.record("not at the menu"); return }
     }
 
     @Test func cancellingAtAnyMomentDiscardsAndSaysSo() {
@@ -378,7 +378,7 @@ struct SettingsPracticeTests {
         #expect(!band.actions.contains { if case .saveSetting = $0 { return true } else { return false } })
         #expect(band.machine.values.reductionPercent == 20)
         band.press(.back)
-        guard case .menu(_, 2)? = band.lastScreen else { Issue.record("back to the menu at Settings"); return }
+        guard case .menu(_, 2, _)? = band.lastScreen else { Issue.record("back to the menu at Settings"); return }
     }
 
     @Test func aLongPressOfNextJumpsTenValues() {

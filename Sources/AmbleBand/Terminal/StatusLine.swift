@@ -40,7 +40,7 @@ enum StatusLine {
     /// A key that changes when the screen changes in kind (for line-per-change output).
     static func key(_ screen: Screen) -> String {
         switch screen {
-        case .menu(let entries, let selected): return "menu\(entries.first?.title ?? "")\(selected)"
+        case .menu(let entries, let selected, let status): return "menu\(entries.first?.title ?? "")\(selected)\(status ?? "")"
         case .choosingReduction(let percent, _): return "reduction\(percent)"
         case .countdown(let title, let left): return "countdown\(title)\(left)"
         case .calibrating: return "calibrating"
@@ -54,12 +54,12 @@ enum StatusLine {
 
     static func text(_ screen: Screen) -> String {
         switch screen {
-        case .menu(let entries, let selected):
+        case .menu(let entries, let selected, let status):
             let items = entries.enumerated().map { i, entry in
                 let title = entry.enabled ? entry.title : "\(entry.title) (calibrate first)"
                 return i == selected ? "> \(title) <" : "  \(title)  "
             }
-            return "MENU " + items.joined(separator: " ")
+            return "MENU " + items.joined(separator: " ") + (status.map { "  [\($0)]" } ?? "")
         case .choosingReduction(let percent, let limit):
             return "MINDFUL WALK  slower by \(percent)% -> limit \(Int(limit.rounded())) steps/min  (next: change, select: start)"
         case .countdown(let title, let left):

@@ -618,7 +618,8 @@ public struct PracticeMachine: Sendable {
     // MARK: Screens
 
     private func menuScreen(selected: MenuItem) -> Screen {
-        .menu(entries: MenuItem.allCases.map { Screen.MenuEntry(title: $0.title, enabled: $0 != .mindfulWalk || calibration != nil) }, selected: selected.rawValue)
+        .menu(entries: MenuItem.allCases.map { Screen.MenuEntry(title: $0.title, enabled: $0 != .mindfulWalk || calibration != nil) }, selected: selected.rawValue,
+              status: values.goalProgress.isEmpty ? nil : values.goalProgress)
     }
 
     private func reductionScreen(index: Int) -> Screen {

@@ -34,6 +34,7 @@ public enum SettingsMenu {
         case .weightKilograms: return "Weight"
         case .bandName: return "Band name"
         case .retentionDays: return "Keep synced"
+        case .goalProgress: return "Goal progress"
         }
     }
 
@@ -73,7 +74,7 @@ public enum SettingsMenu {
         case .heightCentimeters: options = stride(from: 140, through: 210, by: 2).map(String.init)
         case .weightKilograms: options = stride(from: 40, through: 150, by: 2).map(String.init)
         case .retentionDays: options = ["7", "14", "30", "60", "90", "180", "365"]
-        case .reminderTime, .reminderDays, .reminderText, .bandName: options = []   // set from the laptop
+        case .reminderTime, .reminderDays, .reminderText, .bandName, .goalProgress: options = []   // set from the laptop
         }
         if !options.contains(current) {
             options.append(current)
