@@ -103,6 +103,7 @@ let package = Package(
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore",
             "AmbleSignal", "AmbleRecordings", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "TOMLKit", package: "TOMLKit"),   // study files (Study/)
         ]),
         .executableTarget(name: "ambled", dependencies: [
             "AmbleBand", "AmbleBoard", "AmbleLinux", "AmbleVersion",

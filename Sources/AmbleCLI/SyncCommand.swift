@@ -44,6 +44,7 @@ struct SyncCommand: ParsableCommand {
             } else {
                 print(Self.summary(result, seconds: seconds))
             }
+            pushStudyReminder(store: store, link: link, bandName: band.name)
         } catch let interrupted as Synchronizer.Interrupted {
             bar?.finish()
             if json {
@@ -51,6 +52,13 @@ struct SyncCommand: ParsableCommand {
             }
             throw CommandError("\(band.name): \(interrupted.description) Run amble sync again to continue.")
         }
+    }
+
+    /// After the sessions are pulled: the band's reminder for the study's due questionnaires
+    /// (Study/StudyReminderPush.swift), when a study joined here asks for one. Never fails the sync.
+    func pushStudyReminder(store: CompanionStore, link: CompanionLink, bandName: String) {
+        guard let line = StudyReminderPush.push(store: store, link: link, bandName: bandName, now: laptopNow(), time: .system) else { return }
+        if json { _ = writeStandardError(line + "\n") } else { print(line) }
     }
 
     static func summary(_ result: Synchronizer.Result, seconds: Double) -> String {

@@ -154,7 +154,7 @@ struct PartialDownloadRow: Codable, Equatable, Sendable, FetchableRecord, Persis
 /// them, each kept once (a session and its seconds are written in one transaction). One
 /// SQLite file in WAL mode, 0600.
 public final class CompanionStore: Sendable {
-    private let writer: any DatabaseWriter
+    let writer: any DatabaseWriter   // internal: the extensions in CompanionStore+*.swift use it
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
     public init(path: String?) throws {
@@ -179,7 +179,7 @@ public final class CompanionStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw"]
+    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "study"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -267,6 +267,7 @@ public final class CompanionStore: Sendable {
                 CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
                 """)
         }
+        registerStudyMigration(&migrator)   // CompanionStore+Study.swift
         return migrator
     }
 
