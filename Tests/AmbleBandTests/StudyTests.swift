@@ -378,4 +378,32 @@ struct StudyStoreTests {
                 == "the study has no questionnaire \"evenin\"; did you mean evening? (it has baseline, evening, before, after, final)")
         #expect(try SurveyCommand.occasions(context, name: nil, now: now + 60, time: berlin).map(\.questionnaire) == ["baseline", "before"])
     }
+
+    @Test func readingTheStudyNeverMakesAStore() throws {
+        let path = NSTemporaryDirectory() + "amble-no-store-\(UUID().uuidString)/amble.sqlite"
+        #expect(refusal { try StudyContext.read(storePath: path) }.hasPrefix("no store at \(path)"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func theAnswersExportNamesTheWalkEachAnswerBelongsTo() throws {
+        let store = try CompanionStore(path: nil)
+        try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
+        let before = at("2026-03-03T07:50:00+01:00")
+        try store.submitStudyAnswers([StudyAnswer(questionnaire: "before", period: "before:since-start", item: "mood", value: "7", answeredUnixSeconds: before)],
+                                     questionnaire: "before", period: "before:since-start", sessionID: nil, nowUnixSeconds: before)
+        let summary = SessionTally([]).summary(kind: .mindfulWalk, startUnixSeconds: at("2026-03-03T08:00:00+01:00"),
+                                               endUnixSeconds: at("2026-03-03T08:20:00+01:00"), parameters: SessionParameters(stepLengthMeters: 0.7))
+        let walk = try #require(try store.insert(bandID: "band-1", bandName: "b", bandSessionID: 12, record: SessionRecord(summary: summary, seconds: []),
+                                                 syncedAtUnixSeconds: 0))
+        try store.submitStudyAnswers([StudyAnswer(questionnaire: "after", period: "after:\(walk)", item: "note", value: "rain, \"fine\"",
+                                                  answeredUnixSeconds: before + 3600, sessionID: walk)],
+                                     questionnaire: "after", period: "after:\(walk)", sessionID: walk, nowUnixSeconds: before + 3600)
+        let file = StudyExport.answersFile(try StudyContext.read(store: store))
+        #expect(file.contents == """
+            participant_id,study,questionnaire,due,period,item,item_type,question,value,answered_utc,first_answered_utc,submitted_utc,session_id,band_id,band_session_id
+            P01,Test study,before,before-walk,before:since-start,mood,number,Mood 0-10?,7,2026-03-03T06:50:00Z,2026-03-03T06:50:00Z,2026-03-03T06:50:00Z,\(walk),band-1,12
+            P01,Test study,after,after-walk,after:\(walk),note,text,Anything?,"rain, ""fine\"\"",2026-03-03T07:50:00Z,2026-03-03T07:50:00Z,2026-03-03T07:50:00Z,\(walk),band-1,12
+
+            """)
+    }
 }
