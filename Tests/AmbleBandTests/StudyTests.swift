@@ -406,4 +406,28 @@ struct StudyStoreTests {
 
             """)
     }
+
+    @Test func surveyHelpIsExactly() {
+        #expect(AmbleCommand.helpMessage(for: SurveyCommand.self, columns: 100) == """
+            OVERVIEW: Answer the study's due questionnaires, one question at a time.
+
+            Without NAME every due questionnaire is asked in turn (an after-walk one once for each walk not
+            answered yet). b goes back to change the previous answer; after the last question a review lists
+            the answers: a number changes one, s submits. End of input (Ctrl-D) cancels without saving. A
+            questionnaire completed in its period is refused. Lines can be piped in: printf '4\\n2\\ns\\n' | amble
+            survey evening.
+
+            USAGE: amble survey [<name>]
+
+            ARGUMENTS:
+              <name>                  A questionnaire's name (`amble study` lists them). Default: every due one.
+
+            OPTIONS:
+              --version               Show the version.
+              -h, --help              Show help information.
+
+            """)
+        let root = AmbleCommand.helpMessage()
+        #expect(root.contains("  study ") && root.contains("  survey "))
+    }
 }

@@ -1,4 +1,5 @@
 import AmbleCompanionStore
+import AmbleLinux
 import AmbleModel
 import ArgumentParser
 #if canImport(FoundationEssentials)
@@ -102,8 +103,9 @@ func randomParticipantID() -> String {
 /// (YYYY-MM-DDTHH:MM[:SS], local unless it ends in Z or ±HH:MM) where a demo or a test fakes
 /// the days (scripts/demo-study).
 func laptopNow() -> Double {
-    if let text = ProcessInfo.processInfo.environment["AMBLE_NOW"], !text.isEmpty, let bound = try? TimeBound(text) {
-        return bound.firstUnixSeconds
+    if let text = ProcessInfo.processInfo.environment["AMBLE_NOW"], !text.isEmpty {
+        if let bound = try? TimeBound(text) { return bound.firstUnixSeconds }
+        _ = writeStandardError("warning: AMBLE_NOW=\(text) is not a time (YYYY-MM-DDTHH:MM[:SS], local unless Z or ±HH:MM); using the clock\n")
     }
     return Date().timeIntervalSince1970
 }
