@@ -195,6 +195,27 @@ extension CompanionStore {
         }
     }
 
+    /// Records the walk a submitted questionnaire belongs to, once known (a before-walk one
+    /// belongs to the walk that followed it): its submission and answers that have none get
+    /// `sessionID`. Returns whether anything changed.
+    @discardableResult
+    public func attachStudyWalk(questionnaire: String, period: String, sessionID: Int64) throws -> Bool {
+        try writer.write { db in
+            guard let enrollment = try Self.enrollment(db) else { throw StudyStoreError.noStudy }
+            let arguments: StatementArguments = [sessionID, enrollment.id, questionnaire, period]
+            try db.execute(sql: """
+                UPDATE "study_submission" SET "session_id" = ?
+                WHERE "enrollment_id" = ? AND "questionnaire" = ? AND "period" = ? AND "session_id" IS NULL
+                """, arguments: arguments)
+            let changed = db.changesCount
+            try db.execute(sql: """
+                UPDATE "study_answer" SET "session_id" = ?
+                WHERE "enrollment_id" = ? AND "questionnaire" = ? AND "period" = ? AND "session_id" IS NULL
+                """, arguments: arguments)
+            return changed + db.changesCount > 0
+        }
+    }
+
     /// Every answer of the study joined here, oldest first.
     public func studyAnswers() throws -> [StudyAnswer] {
         try writer.read { db in

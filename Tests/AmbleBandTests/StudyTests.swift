@@ -399,6 +399,11 @@ struct StudyStoreTests {
                                                   answeredUnixSeconds: before + 3600, sessionID: walk)],
                                      questionnaire: "after", period: "after:\(walk)", sessionID: walk, nowUnixSeconds: before + 3600)
         let file = StudyExport.answersFile(try StudyContext.read(store: store))
+        // The next survey records the walk the before-walk answer belongs to.
+        try SurveyCommand.attachWalks(try StudyContext.read(store: store), store: store)
+        #expect(try store.studyAnswers().map(\.sessionID) == [walk, walk])
+        #expect(try store.studySubmissions().map(\.sessionID) == [walk, walk])
+        #expect(StudyExport.answersFile(try StudyContext.read(store: store)) == file)
         #expect(file.contents == """
             participant_id,study,questionnaire,due,period,item,item_type,question,value,answered_utc,first_answered_utc,submitted_utc,session_id,band_id,band_session_id
             P01,Test study,before,before-walk,before:since-start,mood,number,Mood 0-10?,7,2026-03-03T06:50:00Z,2026-03-03T06:50:00Z,2026-03-03T06:50:00Z,\(walk),band-1,12

@@ -32,6 +32,7 @@ struct SurveyCommand: ParsableCommand {
     func run() throws {
         let store = try openCompanionStore(path: amble.storePath)
         let context = try StudyContext.read(store: store)
+        try Self.attachWalks(context, store: store)
         let now = laptopNow()
         let time = LocalTime.system
         let occasions = try Self.occasions(context, name: name, now: now, time: time)
@@ -66,6 +67,15 @@ struct SurveyCommand: ParsableCommand {
                 throw CommandError(error.description)
             }
             print("Saved: \(questionnaire.title) (\(occasion.label)), \(plural(rows.count, "answer")).")
+        }
+    }
+
+    /// Before-walk answers get the walk that followed them, once it is synced.
+    static func attachWalks(_ context: StudyContext, store: CompanionStore) throws {
+        for submission in context.submissions where submission.sessionID == nil {
+            guard let q = context.study.questionnaire(named: submission.questionnaire), q.due == .beforeWalk,
+                  let walk = StudyRules.walk(for: submission, due: .beforeWalk, walks: context.walks) else { continue }
+            try store.attachStudyWalk(questionnaire: submission.questionnaire, period: submission.period, sessionID: walk)
         }
     }
 
