@@ -69,6 +69,107 @@ due = "end"
   choices = ["walk", "run", "rest"]
 """
 
+/// `studyText` in JSON.
+private let studyJSON = """
+{
+  "name": "Test study",
+  "start": "2026-03-02",
+  "end": "2026-03-15",
+  "questionnaire": [
+    {
+      "name": "baseline",
+      "title": "Baseline",
+      "due": "start",
+      "item": [
+        {
+          "id": "stress",
+          "type": "likert",
+          "text": "Stress?",
+          "scale": [
+            1,
+            5
+          ],
+          "labels": [
+            "none",
+            "extreme"
+          ]
+        }
+      ]
+    },
+    {
+      "name": "evening",
+      "title": "Evening check-in",
+      "due": "daily",
+      "remind_at": "20:00",
+      "item": [
+        {
+          "id": "calm",
+          "type": "likert",
+          "text": "How calm was your day?",
+          "scale": [
+            1,
+            7
+          ]
+        },
+        {
+          "id": "walked",
+          "type": "single",
+          "text": "Did you walk?",
+          "choices": [
+            "yes",
+            "no"
+          ]
+        }
+      ]
+    },
+    {
+      "name": "before",
+      "title": "Before your walk",
+      "due": "before-walk",
+      "item": [
+        {
+          "id": "mood",
+          "type": "number",
+          "text": "Mood 0-10?",
+          "min": 0,
+          "max": 10
+        }
+      ]
+    },
+    {
+      "name": "after",
+      "title": "After your walk",
+      "due": "after-walk",
+      "item": [
+        {
+          "id": "note",
+          "type": "text",
+          "text": "Anything?",
+          "required": false
+        }
+      ]
+    },
+    {
+      "name": "final",
+      "title": "Final",
+      "due": "end",
+      "item": [
+        {
+          "id": "more",
+          "type": "multiple",
+          "text": "What next?",
+          "choices": [
+            "walk",
+            "run",
+            "rest"
+          ]
+        }
+      ]
+    }
+  ]
+}
+"""
+
 private let berlin = LocalTime(zone: TimeZone(identifier: "Europe/Berlin")!)
 
 /// A moment written with its offset, as seconds since 1970.
@@ -208,6 +309,9 @@ struct StudyFileTests {
         let doc = try String(contentsOfFile: repositoryPath("docs/study.md"), encoding: .utf8)
         let file = try String(contentsOfFile: repositoryPath("docs/study-example.toml"), encoding: .utf8)
         #expect(doc.contains(file.trimmingCharacters(in: .whitespacesAndNewlines)), "docs/study.md embeds docs/study-example.toml")
+        // And its JSON example reads.
+        let json = try #require(doc.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        #expect(try StudyFile.parse(text: json, file: "docs/study.md").questionnaires.map(\.name) == ["evening"])
     }
 
     /// The error for `studyText` with `old` replaced by `new`.
@@ -250,10 +354,25 @@ struct StudyFileTests {
         #expect(syntax.hasPrefix("study.toml:2") && syntax.contains(": not valid TOML"), "\(syntax)")
     }
 
-    @Test func jsonIsRefusedWithAPointerToTheFormat() {
-        #expect(throws: StudyFileError(file: "s.json", line: 1, key: nil, message: "this looks like JSON; study files are TOML (docs/study.md shows the format)")) {
-            try StudyFile.parse(text: "{\"name\": \"x\"}", file: "s.json")
+    @Test func jsonStudiesReadLikeTOMLAndTheirErrorsNameLineAndKey() throws {
+        #expect(try StudyFile.parse(text: studyJSON, file: "study.json") == (try study()))
+        func error(replacing old: String, with new: String) -> String {
+            #expect(studyJSON.contains(old), "the test's JSON has \(old)")
+            do {
+                _ = try StudyFile.parse(text: studyJSON.replacing(old, with: new), file: "study.json")
+                return "no error"
+            } catch {
+                return error.description
+            }
         }
+        #expect(error(replacing: "\"due\": \"after-walk\"", with: "\"due\": \"after_walk\"")
+                == "study.json:69: questionnaire[4].due: \"after_walk\" is not one of \"start\", \"end\", \"daily\", \"before-walk\", \"after-walk\"; did you mean after-walk?")
+        #expect(error(replacing: "\"labels\": [", with: "\"labelz\": [")
+                == "study.json:19: questionnaire[1].item[1].labelz: unknown key; did you mean labels?")
+        #expect(error(replacing: "\"due\": \"after-walk\"", with: "\"due\": null")
+                == "study.json:69: questionnaire[4].due: is null; give a value or leave the key out")
+        #expect(error(replacing: "\"due\": \"after-walk\",", with: "\"due\": \"after-walk\"")
+                == "study.json:70: not valid JSON: expected ',' or '}' after the value of \"due\"")
     }
 
     @Test func participantIDsNameAFolder() {

@@ -23,7 +23,7 @@ struct StudyFileError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Reads and checks study files (TOML; docs/study.md). Everything is checked before a study
+/// Reads and checks study files (TOML, or the same in JSON; docs/study.md). Everything is checked before a study
 /// is joined: unknown keys (with "did you mean"), item types, Likert scales and labels,
 /// choices, due kinds, dates, reminders.
 enum StudyFile {
@@ -35,18 +35,24 @@ enum StudyFile {
     }
 
     static func parse(text: String, file: String) throws(StudyFileError) -> Study {
-        if text.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{" {
-            throw StudyFileError(file: file, line: 1, key: nil, message: "this looks like JSON; study files are TOML (docs/study.md shows the format)")
-        }
+        let isJSON = text.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
         let root: TOMLTable
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw StudyFileError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(error.description)")
-        } catch {
-            throw StudyFileError(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
+        let lines: StudyKeyLines
+        if isJSON {
+            var json = StudyJSONReader(text: text, file: file)
+            root = try json.document()
+            lines = StudyKeyLines(lines: json.lines)
+        } else {
+            do {
+                root = try TOMLTable(string: text)
+            } catch let error as TOMLParseError {
+                throw StudyFileError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(error.description)")
+            } catch {
+                throw StudyFileError(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
+            }
+            lines = StudyKeyLines(text: text)
         }
-        let reader = StudyTableReader(file: file, lines: StudyKeyLines(text: text), path: "", table: root)
+        let reader = StudyTableReader(file: file, lines: lines, path: "", table: root)
         try reader.rejectUnknownKeys(known: ["name", "description", "start", "end", "course", "questionnaire"])
         let name = try reader.string("name", length: 1...80)
         let description = try reader.optionalString("description", length: 1...2000)
@@ -228,6 +234,9 @@ struct StudyKeyLines {
             }
         }
     }
+
+    /// Lines found by another reader (`StudyJSONReader`).
+    init(lines: [String: Int]) { self.lines = lines }
 
     func line(_ key: String) -> Int? { lines[key] }
 }
