@@ -103,6 +103,7 @@ let package = Package(
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore", "AmbleStoreSupport",
             "AmbleSignal", "AmbleRecordings", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "TOMLKit", package: "TOMLKit"),   // study files (Study/)
         ]),
         .executableTarget(name: "ambled", dependencies: [
             "AmbleBand", "AmbleBoard", "AmbleLinux", "AmbleVersion",
@@ -141,7 +142,7 @@ let package = Package(
         /// connection, session data and the store's import, board files, recordings), for
         /// libFuzzer (scripts/fuzz) and for the tests that replay the kept corpus and crashes.
         .target(name: "AmbleFuzzTargets", dependencies: [
-            "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel",
+            "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel", "AmbleCLI",
         ]),
         /// libFuzzer's entry when built by scripts/fuzz (-sanitize=fuzzer -DAMBLE_FUZZ), else
         /// `amble-fuzz TARGET FILE...` replays inputs.

@@ -10,7 +10,8 @@ public struct AmbleCommand: ParsableCommand {
         version: AmbleVersion.string,
         subcommands: [PairCommand.self, BandsCommand.self, UnpairCommand.self, SyncCommand.self, BandCommand.self, CalibrationsCommand.self,
                       SessionsCommand.self, ReportCommand.self, ExportCommand.self, AnalyzeCommand.self,
-                      ResetCommand.self, LicensesCommand.self, GoalsCommand.self, ChallengeCommand.self]
+                      ResetCommand.self, LicensesCommand.self, GoalsCommand.self, ChallengeCommand.self,
+                      StudyCommand.self, SurveyCommand.self]
     )
 
     @Option(help: ArgumentHelp("The companion's store. Default: $XDG_DATA_HOME/amble/amble.sqlite or ~/.local/share/amble/amble.sqlite.", valueName: "path"),

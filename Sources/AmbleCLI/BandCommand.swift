@@ -92,7 +92,7 @@ struct BandCommand: ParsableCommand {
             let store = try openCompanionStore(path: amble.storePath)
             let (link, band) = try target.connect(store: store)
             defer { link.close() }
-            let now = Date().timeIntervalSince1970
+            let now = laptopNow()   // AMBLE_NOW fakes the laptop's time (docs/study.md)
             do {
                 guard case .clockSet(let moved) = try link.request(.setClock(unixSeconds: now)) else {
                     throw CommandError("\(band.name) did not confirm the time")

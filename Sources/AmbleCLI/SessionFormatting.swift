@@ -229,7 +229,9 @@ enum ChartColumns {
         guard columns > 0 else { return [] }
         let perColumn = Double(seconds.count) / Double(columns)
         return (0..<columns).map { c in
-            seconds[Int(Double(c) * perColumn)..<max(Int(Double(c) * perColumn) + 1, Int(Double(c + 1) * perColumn))]
+            let first: Int = Int(Double(c) * perColumn)
+            let next: Int = Int(Double(c + 1) * perColumn)
+            return seconds[first..<Swift.max(first + 1, next)]
         }
     }
 

@@ -54,6 +54,7 @@ struct SyncCommand: ParsableCommand {
             if !json { print(Self.summary(result, seconds: seconds)) }
             fflush(nil)
             GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
+            pushStudyReminder(store: store, link: link, bandName: band.name)
             let wipe = try wipeAfterReset(link: link, band: band, store: store)
             if json { print(Self.json(result, seconds: seconds, interrupted: nil, wipe: wipe)) }
         } catch let interrupted as Synchronizer.Interrupted {
@@ -104,6 +105,13 @@ struct SyncCommand: ParsableCommand {
             say("No answer from the wearer within \(Int(wearerWait)) s; nothing deleted. The next amble sync asks again.")
             return .pending
         }
+    }
+
+    /// After the sessions are pulled: the band's reminder for the study's due questionnaires
+    /// (Study/StudyReminderPush.swift), when a study joined here asks for one. Never fails the sync.
+    func pushStudyReminder(store: CompanionStore, link: CompanionLink, bandName: String) {
+        guard let line = StudyReminderPush.push(store: store, link: link, bandName: bandName, now: laptopNow(), time: .system) else { return }
+        if json { _ = writeStandardError(line + "\n") } else { print(line) }
     }
 
     static func summary(_ result: Synchronizer.Result, seconds: Double) -> String {

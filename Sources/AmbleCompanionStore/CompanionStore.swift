@@ -180,7 +180,7 @@ public final class CompanionStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state", "goals"]
+    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state", "goals", "study"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -286,6 +286,7 @@ public final class CompanionStore: Sendable {
                 """)
         }
         migrator.registerMigration("goals", migrate: migrateGoals)
+        registerStudyMigration(&migrator)   // CompanionStore+Study.swift
         return migrator
     }
 

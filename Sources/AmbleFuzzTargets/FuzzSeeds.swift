@@ -17,6 +17,8 @@ extension FuzzTarget {
             return [SessionCoding.encode(Self.exampleSession(seconds: 30)), SessionCoding.encode(Self.exampleSession(seconds: 3, raw: true))]
         case .board:
             return [Array(Self.exampleBoard.utf8)]
+        case .study:
+            return [Array(Self.exampleStudy.utf8), Array(Self.exampleStudyJSON.utf8)]
         case .stepsRecording:
             return [Array("time_s,x_g,y_g,z_g\n0.00,0.1,-0.2,0.98\n0.04,0.12,-0.21,0.97\n0.08,0.3,-0.1,1.2\n".utf8)]
         case .ppgRecording:
@@ -94,5 +96,54 @@ extension FuzzTarget {
         role = "select"
         chip = "gpiochip0"
         line = 22
+        """
+
+    static let exampleStudy = """
+        name = "Fuzz study"
+        start = 2026-03-02
+        end = 2026-03-15
+
+        [[course]]
+        title = "Join"
+        when = "Day 1"
+        questionnaire = "baseline"
+
+        [[questionnaire]]
+        name = "baseline"
+        title = "Before the study"
+        due = "start"
+
+        [[questionnaire.item]]
+        id = "mindful"
+        type = "likert"
+        text = "I walk mindfully"
+        scale = [1, 5]
+        labels = ["never", "always"]
+
+        [[questionnaire.item]]
+        id = "often"
+        type = "single"
+        text = "How often do you walk?"
+        choices = ["daily", "weekly"]
+
+        [[questionnaire]]
+        name = "after"
+        title = "After your walk"
+        due = "after-walk"
+        remind_at = "19:00"
+
+        [[questionnaire.item]]
+        id = "minutes"
+        type = "number"
+        text = "Minutes"
+        min = 0
+        max = 300
+        """
+
+    static let exampleStudyJSON = """
+        {"name": "Fuzz study", "start": "2026-03-02", "end": "2026-03-15",
+         "questionnaire": [{"name": "daily", "title": "Daily", "due": "daily",
+           "item": [{"id": "how", "type": "text", "text": "How was it?", "max_length": 200},
+                    {"id": "where", "type": "multiple", "text": "Where?", "choices": ["park", "street"]}]}]}
         """
 }

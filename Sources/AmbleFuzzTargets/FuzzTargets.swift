@@ -1,4 +1,5 @@
 import AmbleBoard
+import AmbleCLI
 import AmbleCompanionStore
 import AmbleModel
 import AmbleRecordings
@@ -22,6 +23,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case sessionData = "session-data"
     /// Board files (TOML).
     case board
+    /// Study files (TOML or JSON), as `amble study join` reads them.
+    case study
     /// Acceleration recordings (CSV) for `amble analyze steps`.
     case stepsRecording = "steps-recording"
     /// PPG recordings (CSV) for `amble analyze hr`.
@@ -37,6 +40,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .bandLink: Self.bandLink(bytes)
         case .sessionData: Self.sessionData(bytes)
         case .board: _ = try? BoardFile.parse(text: String(decoding: bytes, as: UTF8.self), file: "fuzz.toml")
+        case .study: _ = StudyFileCheck.problem(text: String(decoding: bytes, as: UTF8.self))
         case .stepsRecording:
             var rows = 0
             try? AccelerationRecording(text: String(decoding: bytes, as: UTF8.self), name: "fuzz.csv").forEachRow { _ in rows += 1 }

@@ -1,0 +1,238 @@
+import AmbleCompanionStore
+import AmbleLinux
+import AmbleModel
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `amble study`: the study this wearer takes part in: its questionnaires, its course, joining
+/// it, and exporting its answers with the sessions.
+struct StudyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "study",
+        abstract: "Join a study, see its questionnaires (due ones marked) and course, export its answers and sessions.",
+        discussion: "A study is a TOML file (docs/study.md). Answer the due questionnaires with `amble survey`.",
+        subcommands: [StatusCommand.self, JoinCommand.self, CourseCommand.self, StudyExportCommand.self],
+        defaultSubcommand: StatusCommand.self
+    )
+
+    struct StatusCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract: "List the study's questionnaires: due [!], completed [x], not yet open [ ], over [-]."
+        )
+
+        @ParentCommand var amble: AmbleCommand
+
+        func run() throws {
+            let context = try StudyContext.read(storePath: amble.storePath)
+            print(context.statusText(now: laptopNow(), time: .system))
+        }
+    }
+
+    struct JoinCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "join",
+            abstract: "Join the study a file defines (checked first: a bad file names its line and key).",
+            discussion: "Joining the same study again as the same participant takes a corrected file and keeps the answers. Joining makes the store if there is none yet."
+        )
+
+        @ParentCommand var amble: AmbleCommand
+
+        @Argument(help: ArgumentHelp("The study file (TOML; docs/study-example.toml is an example).", valueName: "file"),
+                  completion: .file(extensions: ["toml"]))
+        var file: String
+
+        @Option(help: ArgumentHelp("The participant's id: 1-32 letters, digits, '-' or '_'. Default: a new random one.", valueName: "id"))
+        var participant: String?
+
+        func validate() throws {
+            if let participant { try validateParticipantID(participant) }
+        }
+
+        func run() throws {
+            let study: Study
+            do { study = try StudyFile.load(path: file) } catch { throw CommandError(error.description) }
+            let text = String(decoding: FileManager.default.contents(atPath: file) ?? Data(), as: UTF8.self)
+            // Joining may come before pairing: it makes the store, as `amble pair` does.
+            let store = try openCompanionStore(path: amble.storePath, create: true)
+            let id = try participant ?? (store.studyEnrollment().map(\.participantID) ?? randomParticipantID())
+            let enrollment: StudyEnrollment
+            do {
+                enrollment = try store.joinStudy(participantID: id, studyName: study.name, fileName: file, fileText: text, nowUnixSeconds: laptopNow())
+            } catch let error as StudyStoreError {
+                throw CommandError(error.description)
+            }
+            print("Joined \"\(study.name)\" as participant \(enrollment.participantID): \(study.firstDay.long) to \(study.lastDay.long), "
+                  + "\(plural(study.questionnaires.count, "questionnaire")).")
+            print("See what is due with `amble study`, the course with `amble study course`, and answer with `amble survey`.")
+        }
+    }
+
+    struct CourseCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "course",
+            abstract: "Show the study's course: the steps a participant goes through, with the questionnaires done marked."
+        )
+
+        @ParentCommand var amble: AmbleCommand
+
+        func run() throws {
+            let context = try StudyContext.read(storePath: amble.storePath)
+            print(context.courseText(now: laptopNow(), time: .system))
+        }
+    }
+}
+
+/// A participant id names a folder of the export: letters, digits, `-`, `_`, 1 to 32 of them.
+func validateParticipantID(_ id: String) throws {
+    guard (1...32).contains(id.count), id.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }) else {
+        throw ValidationError("participant id \"\(id)\" must be 1 to 32 letters, digits, '-' or '_' (it names the participant's export folder)")
+    }
+}
+
+/// `p-` and six random hex digits.
+func randomParticipantID() -> String {
+    "p-" + String((0..<6).map { _ in "0123456789abcdef".randomElement()! })
+}
+
+/// The laptop's time for the study commands, seconds since 1970: the clock, or `AMBLE_NOW`
+/// (YYYY-MM-DDTHH:MM[:SS], local unless it ends in Z or ±HH:MM) where a demo or a test fakes
+/// the days (scripts/demo-study).
+func laptopNow() -> Double {
+    if let text = ProcessInfo.processInfo.environment["AMBLE_NOW"], !text.isEmpty {
+        if let bound = try? TimeBound(text) { return bound.firstUnixSeconds }
+        _ = writeStandardError("warning: AMBLE_NOW=\(text) is not a time (YYYY-MM-DDTHH:MM[:SS], local unless Z or ±HH:MM); using the clock\n")
+    }
+    return Date().timeIntervalSince1970
+}
+
+/// The joined study, its answers and the synced walks, read from the store.
+struct StudyContext {
+    var enrollment: StudyEnrollment
+    var study: Study
+    var submissions: [StudySubmission]
+    var answers: [StudyAnswer]
+    var sessions: [CompanionSession]
+
+    var walks: [StudyWalk] {
+        sessions.filter { $0.summary.kind == .mindfulWalk }.map { StudyWalk(sessionID: $0.id, startUnixSeconds: $0.summary.startUnixSeconds) }
+    }
+
+    /// Reads it from the store at `storePath`, opened read-only.
+    static func read(storePath: String) throws -> StudyContext {
+        try read(store: openCompanionStoreForReading(path: storePath))
+    }
+
+    static func read(store: CompanionStore) throws -> StudyContext {
+        guard let enrollment = try store.studyEnrollment() else {
+            throw CommandError("no study joined in this store; join one with `amble study join FILE [--participant ID]`")
+        }
+        let study: Study
+        do {
+            study = try StudyFile.parse(text: enrollment.fileText, file: enrollment.fileName)
+        } catch {
+            throw CommandError("the study kept in the store no longer reads: \(error.description). Join it again with a corrected file")
+        }
+        return StudyContext(enrollment: enrollment, study: study, submissions: try store.studySubmissions(), answers: try store.studyAnswers(),
+                            sessions: try store.sessions())
+    }
+
+    func statuses(now: Double, time: LocalTime) -> [(questionnaire: Questionnaire, status: QuestionnaireStatus)] {
+        StudyRules.statuses(study, now: now, time: time, submissions: submissions, walks: walks)
+    }
+
+    /// `amble study`: the study's days and each questionnaire's status.
+    func statusText(now: Double, time: LocalTime) -> String {
+        var lines = [header(now: now, time: time)]
+        let entries = statuses(now: now, time: time)
+        let nameWidth = max(6, (entries.map(\.questionnaire.name.count).max() ?? 0) + 2)
+        let titleWidth = max(6, (entries.map(\.questionnaire.title.count).max() ?? 0) + 2)
+        for (q, status) in entries {
+            let mark: String, state: String
+            switch status {
+            case let .due(occasions):
+                mark = "[!]"
+                state = occasions.count == 1 ? "due " + occasions[0].label
+                    : "due for \(occasions.count) walks: " + occasions.map { "#\($0.walk!.sessionID)" }.joined(separator: ", ")
+            case let .completed(at, again):
+                mark = "[x]"
+                state = "completed \(time.dateAndClock(at))" + (again.map { "; \($0)" } ?? "")
+            case let .upcoming(opens):
+                mark = "[ ]"
+                state = "opens \(time.dateAndClock(opens))"
+            case let .waiting(why):
+                mark = "[ ]"
+                state = why
+            case let .closed(why):
+                mark = "[-]"
+                state = why
+            }
+            lines.append("  \(mark) " + SessionText.pad(q.name, nameWidth) + SessionText.pad(q.title, titleWidth)
+                         + SessionText.pad(q.due.phrase, 18) + state)
+        }
+        let due = entries.filter { $0.status.isDue }
+        lines.append(due.isEmpty ? "Nothing is due now." : "Answer with: amble survey" + (due.count == 1 ? " \(due[0].questionnaire.name)" : "   (or amble survey NAME)"))
+        return lines.joined(separator: "\n")
+    }
+
+    func header(now: Double, time: LocalTime) -> String {
+        let today = time.day(now)
+        let day = today.daysSinceEpoch - study.firstDay.daysSinceEpoch + 1
+        let when: String
+        if today < study.firstDay {
+            when = "starts \(study.firstDay.long)"
+        } else if today > study.lastDay {
+            when = "ended \(study.lastDay.long)"
+        } else {
+            when = "day \(day) of \(study.days), \(study.firstDay.long) to \(study.lastDay.long)"
+        }
+        return "\(study.name): participant \(enrollment.participantID), \(when)"
+    }
+
+    /// `amble study course`: the steps in order, each questionnaire's state beside it.
+    func courseText(now: Double, time: LocalTime) -> String {
+        var lines = [header(now: now, time: time)]
+        if let description = study.description { lines.append(description) }
+        guard !study.course.isEmpty else {
+            lines.append("The study file describes no course; its questionnaires:")
+            for q in study.questionnaires { lines.append("  - \(q.title) (\(q.due.phrase))") }
+            return lines.joined(separator: "\n")
+        }
+        let statuses = Dictionary(statuses(now: now, time: time).map { ($0.questionnaire.name, $0.status) }, uniquingKeysWith: { a, _ in a })
+        for (i, step) in study.course.enumerated() {
+            var mark = "   "
+            if let name = step.questionnaire, let status = statuses[name] {
+                switch status {
+                case .due: mark = "[!]"
+                case .completed: mark = "[x]"
+                case .closed: mark = "[-]"
+                default: mark = "[ ]"
+                }
+            }
+            lines.append("\(mark) \(i + 1). \(step.title)" + (step.when.map { " (\($0))" } ?? ""))
+            if let text = step.text {
+                for line in wrap(text, width: 76) { lines.append("       " + line) }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Words wrapped at `width` characters.
+func wrap(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var current = ""
+    for word in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+        if !current.isEmpty && current.count + 1 + word.count > width {
+            lines.append(current)
+            current = ""
+        }
+        current += (current.isEmpty ? "" : " ") + word
+    }
+    if !current.isEmpty { lines.append(current) }
+    return lines
+}

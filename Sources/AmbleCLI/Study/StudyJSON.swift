@@ -1,0 +1,165 @@
+import TOMLKit
+
+/// Reads a study file written in JSON (one object with the same keys and nesting as the TOML
+/// form: `{"name": ..., "questionnaire": [{"name": ..., "item": [{...}]}]}`) into the table the
+/// TOML reader checks, noting the line of every key so errors name it as for TOML. A small
+/// parser of its own, because the line of each key is what the errors need.
+struct StudyJSONReader {
+    private let scalars: [Unicode.Scalar]
+    private let file: String
+    private var index = 0
+    private var line = 1
+    /// The line of each key, named as errors write them (`questionnaire[2].item[1].type`).
+    private(set) var lines: [String: Int] = [:]
+
+    init(text: String, file: String) {
+        scalars = Array(text.unicodeScalars)
+        self.file = file
+    }
+
+    /// The study's top-level table.
+    mutating func document() throws(StudyFileError) -> TOMLTable {
+        skipSpace()
+        guard peek == "{" else { throw failure("a study file in JSON is one object: {\"name\": ..., \"questionnaire\": [...]}") }
+        let table = try object(path: "")
+        skipSpace()
+        guard index == scalars.count else { throw failure("unexpected text after the study's object") }
+        return table
+    }
+
+    private var peek: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
+
+    private mutating func advance() {
+        if scalars[index] == "\n" { line += 1 }
+        index += 1
+    }
+
+    private mutating func skipSpace() {
+        while let c = peek, c == " " || c == "\t" || c == "\n" || c == "\r" { advance() }
+    }
+
+    private func failure(_ message: String, key: String? = nil, line: Int? = nil) -> StudyFileError {
+        StudyFileError(file: file, line: line ?? self.line, key: key, message: key == nil ? "not valid JSON: \(message)" : message)
+    }
+
+    private mutating func expect(_ c: Unicode.Scalar, _ what: String) throws(StudyFileError) {
+        guard peek == c else { throw failure("expected \(what)") }
+        advance()
+    }
+
+    /// A value; nil for `null`.
+    private mutating func value(path: String) throws(StudyFileError) -> (any TOMLValueConvertible)? {
+        switch peek {
+        case "{": return try object(path: path)
+        case "[": return try array(path: path)
+        case "\"": return try string()
+        case "t": try literal("true"); return true
+        case "f": try literal("false"); return false
+        case "n": try literal("null"); return nil
+        case let c? where c == "-" || ("0"..."9").contains(c): return try number()
+        default: throw failure("expected a value (a string, number, true, false, list or object)")
+        }
+    }
+
+    private mutating func object(path: String) throws(StudyFileError) -> TOMLTable {
+        try expect("{", "{")
+        let table = TOMLTable()
+        skipSpace()
+        if peek == "}" { advance(); return table }
+        while true {
+            skipSpace()
+            guard peek == "\"" else { throw failure("expected a key in double quotes") }
+            let keyLine = line
+            let key = try string()
+            let keyPath = path.isEmpty ? key : "\(path).\(key)"
+            if lines[keyPath] == nil { lines[keyPath] = keyLine }
+            skipSpace()
+            try expect(":", "':' after \"\(key)\"")
+            skipSpace()
+            guard let value = try value(path: keyPath) else {
+                throw failure("is null; give a value or leave the key out", key: keyPath, line: keyLine)
+            }
+            table[key] = value
+            skipSpace()
+            if peek == "," { advance(); continue }
+            if peek == "}" { advance(); return table }
+            throw failure("expected ',' or '}' after the value of \"\(key)\"")
+        }
+    }
+
+    private mutating func array(path: String) throws(StudyFileError) -> TOMLArray {
+        try expect("[", "[")
+        let array = TOMLArray()
+        skipSpace()
+        if peek == "]" { advance(); return array }
+        var count = 0
+        while true {
+            skipSpace()
+            count += 1
+            let elementPath = "\(path)[\(count)]"
+            if peek == "{", lines[elementPath] == nil { lines[elementPath] = line }
+            guard let value = try value(path: elementPath) else { throw failure("null is not allowed in a list", key: path) }
+            array.append(value)
+            skipSpace()
+            if peek == "," { advance(); continue }
+            if peek == "]" { advance(); return array }
+            throw failure("expected ',' or ']' in the list")
+        }
+    }
+
+    private mutating func literal(_ word: String) throws(StudyFileError) {
+        for expected in word.unicodeScalars {
+            guard peek == expected else { throw failure("expected \(word)") }
+            advance()
+        }
+    }
+
+    private mutating func number() throws(StudyFileError) -> any TOMLValueConvertible {
+        var text = ""
+        while let c = peek, c == "-" || c == "+" || c == "." || c == "e" || c == "E" || ("0"..."9").contains(c) {
+            text.unicodeScalars.append(c)
+            advance()
+        }
+        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let whole = Int(text) { return whole }
+        guard let real = Double(text), real.isFinite else { throw failure("\"\(text)\" is not a number") }
+        return real
+    }
+
+    private mutating func string() throws(StudyFileError) -> String {
+        try expect("\"", "a string")
+        var result = String.UnicodeScalarView()
+        while true {
+            guard let c = peek else { throw failure("a string is not closed") }
+            advance()
+            switch c {
+            case "\"":
+                return String(result)
+            case "\n":
+                throw failure("a line ends inside a string (write \\n for a line break)")
+            case "\\":
+                guard let e = peek else { throw failure("a string is not closed") }
+                advance()
+                switch e {
+                case "\"", "\\", "/": result.append(e)
+                case "n": result.append("\n")
+                case "t": result.append("\t")
+                case "r": result.append("\r")
+                case "b": result.append("\u{08}")
+                case "f": result.append("\u{0C}")
+                case "u":
+                    var code: UInt32 = 0
+                    for _ in 0..<4 {
+                        guard let h = peek, let digit = Int(String(h), radix: 16) else { throw failure("\\u needs four hex digits") }
+                        code = code * 16 + UInt32(digit)
+                        advance()
+                    }
+                    result.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                default:
+                    throw failure("\\\(e) is not an escape JSON knows")
+                }
+            default:
+                result.append(c)
+            }
+        }
+    }
+}
