@@ -65,9 +65,11 @@ struct CompanionCommandTests {
 
             Sessions already stored (by band and band session id) are never pulled twice. A sync that is cut
             keeps what it finished and the part of the session under way; the next one resumes there. The band
-            marks a session synced only after this store has committed it.
+            marks a session synced only after this store has committed it. A session the band is still
+            recording is named, and comes with the first sync after it ends. After `amble reset`, the sync then
+            asks the band's wearer to wipe the band (see amble reset --help).
 
-            USAGE: amble sync [--tcp <host:port>] [--serial <device>] [--baud <rate>] [--timeout <seconds>] [--band <band>] [--json]
+            USAGE: amble sync [--tcp <host:port>] [--serial <device>] [--baud <rate>] [--timeout <seconds>] [--band <band>] [--json] [--wearer-wait <seconds>]
 
             OPTIONS:
               --tcp <host:port>       The band's address (ambled --listen).
@@ -77,6 +79,8 @@ struct CompanionCommandTests {
               --band <band>           Which paired band (`amble bands`): its name or the start of its id.
                                       Needed when several are paired and the address does not tell.
               --json                  Print one JSON object with the result (no progress bar).
+              --wearer-wait <seconds> Seconds to wait for the wearer when the band is to be wiped after amble
+                                      reset. (default: 130.0)
               --version               Show the version.
               -h, --help              Show help information.
 
