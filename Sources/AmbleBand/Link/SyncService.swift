@@ -169,8 +169,14 @@ final class SyncService: BandLinkHost {
                     refuseBusy(stream)
                     continue
                 }
+                // Pushed out first: the oldest that has not even completed a handshake. One whose
+                // handshake proved a paired laptop's key (only its first request is missing) goes
+                // only when every unproven one has; else a peer opening connections fast enough
+                // would push out every paired laptop in the middle of its handshake.
+                let bare = handshaking.filter { !links[$0].connection.isSecure }
+                let candidates = bare.isEmpty ? handshaking : bare
                 if handshaking.count >= Self.maximumHandshaking || tcp.count >= Self.maximumConnections,
-                   let oldest = handshaking.min(by: { links[$0].connection.openedSeconds < links[$1].connection.openedSeconds }) {
+                   let oldest = candidates.min(by: { links[$0].connection.openedSeconds < links[$1].connection.openedSeconds }) {
                     links[oldest].connection.close(reason: "pushed out by a newer connection while it had not said who it is")
                     _ = try? links[oldest].stream.writeAvailable(busyRefusal.frame[...])
                     links[oldest].endedAt = now
