@@ -231,9 +231,10 @@ struct RunningAutocorrelation: Sendable {
     func newestBlocks(_ count: Int, into output: inout [Double]) {
         let lags = lagCount
         let n = Swift.min(Swift.max(count, 1), blocks)
+        let rows = (0 ..< n).map(blockRow)
         for lag in 0 ..< lags {
             var total = 0.0
-            for b in 0 ..< n { total += blockR[blockRow(b) + lag] }
+            for row in rows { total += blockR[row + lag] }
             output[lag] = total / Double(n)
         }
     }
