@@ -84,13 +84,18 @@ struct RunningAutocorrelation: Sendable {
     /// Appends one value per channel (`values[0 ..< channels]`).
     mutating func append(_ values: SIMD4<Double>) {
         position = position == 0 ? capacity - 1 : position - 1
+        let (position, capacity, channels) = (self.position, self.capacity, self.channels)
         var energy = 0.0
         for c in 0 ..< channels { energy += values[c] * values[c] }
-        squares[position] = energy
-        squares[position + capacity] = energy
-        for c in 0 ..< channels {
-            history[c * 2 * capacity + position] = values[c]
-            history[c * 2 * capacity + position + capacity] = values[c]
+        squares.withUnsafeMutableBufferPointer { q in
+            q[position] = energy
+            q[position + capacity] = energy
+        }
+        history.withUnsafeMutableBufferPointer { h in
+            for c in 0 ..< channels {
+                h[c * 2 * capacity + position] = values[c]
+                h[c * 2 * capacity + position + capacity] = values[c]
+            }
         }
         filled += 1
         if filled == stretchLength {

@@ -76,18 +76,21 @@ struct UniformResampler<Value: ResampledValue>: Sendable {
         guard hasSample else { return nil }
         let end = binEnd
         if end <= segmentEndTime {
-            binIntegral += integral(from: cursorTime, to: end)
+            let part = integral(from: cursorTime, to: end)
+            binIntegral += part
             let mean = binIntegral / periodSeconds
             binIndex += 1
             cursorTime = end
             binIntegral = .zero
             return mean
         }
-        binIntegral += integral(from: cursorTime, to: segmentEndTime)
+        let part = integral(from: cursorTime, to: segmentEndTime)
+        binIntegral += part
         cursorTime = segmentEndTime
         return nil
     }
 
+    @inline(__always)
     private func valueAt(_ time: Double) -> Value {
         let span = segmentEndTime - segmentStartTime
         guard span > 0 else { return segmentEndValue }
@@ -95,6 +98,7 @@ struct UniformResampler<Value: ResampledValue>: Sendable {
         return segmentStartValue + (segmentEndValue - segmentStartValue) * fraction
     }
 
+    @inline(__always)
     private func integral(from start: Double, to end: Double) -> Value {
         guard end > start else { return .zero }
         return (valueAt(start) + valueAt(end)) * (end - start) * 0.5
