@@ -26,8 +26,9 @@ struct RunningAutocorrelation: Sendable {
     /// Lags are summed `Self.lanes` at a time: `lagCount` rounded up to a multiple of it (the
     /// lags beyond `maximumLag` are measured and never read).
     private let paddedLagCount: Int
-    /// Lags summed together in one vector register pair (SIMD8: four SSE2 or NEON registers).
-    private static let lanes = 8
+    /// Lags summed together in vector registers (SIMD16: eight SSE2 or NEON registers of two; more
+    /// accumulators than x86-64 has registers for spill, fewer repeat the loop overhead).
+    private static let lanes = 16
 
     /// The history, channel after channel, each written twice (at i and i + capacity), newest
     /// first: the newest `capacity` values are always one contiguous stretch from `position`
@@ -109,7 +110,7 @@ struct RunningAutocorrelation: Sendable {
 
     /// The stretch just completed: for every lag L, the sum of x[n]·x[n-L] over its samples,
     /// oldest first, the channels in turn (the order a running sum would take), into its row
-    /// of `stretchSums`. Eight lags at a time, in vector registers.
+    /// of `stretchSums`. Sixteen lags at a time, in vector registers.
     private mutating func sumNewestStretch() {
         let span = 2 * capacity, position = self.position, channels = self.channels, length = stretchLength
         let lanes = Self.lanes, lags = paddedLagCount
@@ -126,25 +127,25 @@ struct RunningAutocorrelation: Sendable {
                     case 3: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 3, span: span)
                     default: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: channels, span: span)
                     }
-                    UnsafeMutableRawPointer(row + firstLag).storeBytes(of: total, as: SIMD8<Double>.self)
+                    UnsafeMutableRawPointer(row + firstLag).storeBytes(of: total, as: SIMD16<Double>.self)
                     firstLag += lanes
                 }
             }
         }
     }
 
-    /// For the eight lags from `firstLag` on: the sum over `length` samples (from `oldest` on,
+    /// For the sixteen lags from `firstLag` on: the sum over `length` samples (from `oldest` on,
     /// newer ones at lower addresses) and the channels (`span` apart) of x[n]·x[n-L].
     @inline(__always)
-    private static func products(oldest: UnsafePointer<Double>, length: Int, firstLag: Int, channels: Int, span: Int) -> SIMD8<Double> {
-        var total = SIMD8<Double>(repeating: 0)
+    private static func products(oldest: UnsafePointer<Double>, length: Int, firstLag: Int, channels: Int, span: Int) -> SIMD16<Double> {
+        var total = SIMD16<Double>(repeating: 0)
         var x = oldest
         for _ in 0 ..< length {
             var channel = x
             for _ in 0 ..< channels {
-                // x[n] and the eight values `firstLag`... samples older.
-                let older = UnsafeRawPointer(channel + firstLag).loadUnaligned(as: SIMD8<Double>.self)
-                total += SIMD8(repeating: channel.pointee) * older
+                // x[n] and the sixteen values `firstLag`... samples older.
+                let older = UnsafeRawPointer(channel + firstLag).loadUnaligned(as: SIMD16<Double>.self)
+                total += SIMD16(repeating: channel.pointee) * older
                 channel += span
             }
             x -= 1
