@@ -38,10 +38,11 @@ struct GaitSignal: Sendable {
 
     /// |a| and the three axes (0 on |a| alone), resampled together: they share the sample times.
     private var resampler: UniformResampler<SIMD4<Double>>
-    private var magnitude: Channel
-    private var x: Channel
-    private var y: Channel
-    private var z: Channel
+    /// Their band-pass, lane by lane.
+    private var filter: BandPassFilter4
+    /// Their recent mean absolute values, g, which the clipping limits follow (lane 1, the x
+    /// axis's, clips the heel-strike signal on |a| alone).
+    private var meanAbsolute = SIMD4<Double>()
     /// Half the width of a heel strike, in ticks, and the unfiltered |a| it is measured on.
     let heelStrikeHalfWidth: Int
     private var recentMagnitude: RingBuffer<Double>
@@ -51,13 +52,6 @@ struct GaitSignal: Sendable {
     /// Set when the last `append` restarted the stream (first sample, a long gap, or a change
     /// between magnitude-only and three-axis input).
     private(set) var didRestart = false
-
-    /// One quantity's band-pass and clipping state.
-    private struct Channel {
-        var filter: BandPassFilter
-        /// The recent mean absolute value the clipping limit follows, g.
-        var meanAbsolute = 0.0
-    }
 
     init(rateHz: Double, maximumGapSeconds: Double, lowHz: Double, highHz: Double,
          clipRatio: Double, clipTimeConstantSeconds: Double, heelStrikeHalfWidthSeconds: Double) {
@@ -70,11 +64,7 @@ struct GaitSignal: Sendable {
         heelStrikeHalfWidth = Swift.max(1, Int((heelStrikeHalfWidthSeconds * rateHz).rounded()))
         recentMagnitude = RingBuffer(capacity: 2 * heelStrikeHalfWidth + 1, filling: 0)
         resampler = UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds, of: SIMD4<Double>.self)
-        let channel = Channel(filter: BandPassFilter(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz))
-        magnitude = channel
-        x = channel
-        y = channel
-        z = channel
+        filter = BandPassFilter4(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz)
     }
 
     /// Takes one sample. Then call `nextTick()` until it returns nil. A sample whose |a| or
@@ -94,10 +84,9 @@ struct GaitSignal: Sendable {
         didRestart = resampler.didRestart
         if didRestart {
             hasAxes = axes
-            for (i, channel) in [\GaitSignal.magnitude, \.x, \.y, \.z].enumerated() {
-                self[keyPath: channel] = Channel(filter: BandPassFilter(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz))
-                self[keyPath: channel].filter.settle(onConstantInput: values[i])
-            }
+            filter = BandPassFilter4(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz)
+            filter.settle(onConstantInput: values)
+            meanAbsolute = SIMD4()
             recentMagnitude.removeAll()
         }
     }
@@ -107,29 +96,31 @@ struct GaitSignal: Sendable {
         let time = resampler.nextOutputTimeSeconds
         guard let values = resampler.nextOutput() else { return nil }
         let rawMagnitude = values[0]
-        var tick = Tick(timeSeconds: time, magnitude: Self.clipped(&magnitude, magnitude.filter.process(rawMagnitude), ratio: clipRatio, smoothing: clipSmoothing),
-                        heelStrike: 0, clippedHeelStrike: 0, x: 0, y: 0, z: 0)
+        // On |a| alone the axes' lanes carry zeros, and what they hold is never read: a change
+        // to three axes restarts the stream.
+        let filtered = filter.process(values)
+        var tick = Tick(timeSeconds: time, magnitude: clipped(0, filtered[0]), heelStrike: 0, clippedHeelStrike: 0, x: 0, y: 0, z: 0)
         recentMagnitude.append(rawMagnitude)
         if recentMagnitude.count == recentMagnitude.capacity {
             let h = heelStrikeHalfWidth
             tick.heelStrike = recentMagnitude[age: h] - 0.5 * (recentMagnitude[age: 0] + recentMagnitude[age: 2 * h])
         }
         if hasAxes {
-            tick.x = Self.clipped(&x, x.filter.process(values[1]), ratio: clipRatio, smoothing: clipSmoothing)
-            tick.y = Self.clipped(&y, y.filter.process(values[2]), ratio: clipRatio, smoothing: clipSmoothing)
-            tick.z = Self.clipped(&z, z.filter.process(values[3]), ratio: clipRatio, smoothing: clipSmoothing)
+            tick.x = clipped(1, filtered[1])
+            tick.y = clipped(2, filtered[2])
+            tick.z = clipped(3, filtered[3])
         } else {
             // On |a| alone the x axis's clipping state is free for the heel-strike signal.
-            tick.clippedHeelStrike = Self.clipped(&x, tick.heelStrike, ratio: clipRatio, smoothing: clipSmoothing)
+            tick.clippedHeelStrike = clipped(1, tick.heelStrike)
         }
         return tick
     }
 
-    /// `value` clipped at `ratio` times the channel's recent mean absolute value, which then
-    /// follows `value` (an exponential mean, `smoothing` per tick).
-    private static func clipped(_ channel: inout Channel, _ value: Double, ratio: Double, smoothing: Double) -> Double {
-        let limit = ratio * Swift.max(channel.meanAbsolute, 0.01)
-        channel.meanAbsolute += smoothing * (abs(value) - channel.meanAbsolute)
+    /// `value` clipped at `clipRatio` times the recent mean absolute value of `lane`, which then
+    /// follows `value` (an exponential mean, `clipSmoothing` per tick).
+    private mutating func clipped(_ lane: Int, _ value: Double) -> Double {
+        let limit = clipRatio * Swift.max(meanAbsolute[lane], 0.01)
+        meanAbsolute[lane] += clipSmoothing * (abs(value) - meanAbsolute[lane])
         return Swift.min(Swift.max(value, -limit), limit)
     }
 }
