@@ -120,6 +120,7 @@ struct BandPassFilter4: Sendable {
             return y
         }
 
+        @discardableResult
         mutating func settle(onConstantInput x: SIMD4<Double>) -> SIMD4<Double> {
             let y = x * dcGain
             s2 = x * b2 - y * a2
