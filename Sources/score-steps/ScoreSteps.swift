@@ -52,6 +52,9 @@ struct ScoreSteps: ParsableCommand {
     @Flag(help: "Print every recording's count.")
     var files = false
 
+    @Flag(help: "Print every recording's count and walking time for every parameter set scored (base, the leave-one-device-out grid, the draws), one line each, and stop: diff two runs to check that a change to the counter's code counts the same.")
+    var dumpCounts = false
+
     @Flag(help: "List the parameters and their values, and stop.")
     var list = false
 
@@ -84,6 +87,10 @@ struct ScoreSteps: ParsableCommand {
             return
         }
         let set = try LabelledSet(folders: folders)
+        if dumpCounts {
+            printCounts(set, parameterSets: [base] + LeaveOneDeviceOut.grid(around: base) + drawnParameters(base))
+            return
+        }
         let devices = set.devices
         print("recordings: " + devices.map { device in "\(device) \(set.recordings.filter { $0.device == device }.count)" }.joined(separator: ", "))
 
@@ -162,6 +169,27 @@ struct ScoreSteps: ParsableCommand {
     }
 }
 
+extension ScoreSteps {
+    /// The parameters of the draws, in order (as `run` draws them).
+    func drawnParameters(_ base: StepCounter.Parameters) -> [StepCounter.Parameters] {
+        var random = SplitMix(seed: seed)
+        return (0 ..< (noDraws ? 0 : draws)).map { _ in
+            var parameters = base
+            for named in StepCounter.Parameters.all { parameters[keyPath: named.keyPath] *= 1 + spread * (2 * random.nextUnit() - 1) }
+            return parameters
+        }
+    }
+}
+
+/// Every recording's count and walking seconds for each parameter set (`--dump-counts`).
+func printCounts(_ set: LabelledSet, parameterSets: [StepCounter.Parameters]) {
+    for (index, parameters) in parameterSets.enumerated() {
+        for (recording, result) in zip(set.recordings, set.results(parameters)) {
+            print("\(index) \(recording.label.file) \(result.steps) \(result.walkingSeconds)")
+        }
+    }
+}
+
 /// One recording's windows, as the counter saw them (`--trace`).
 func printTrace(path: String, parameters: StepCounter.Parameters) throws {
     var counter = StepCounter(parameters: parameters)
@@ -231,7 +259,12 @@ struct LabelledSet: Sendable {
     /// Each recording's count, with the counter as `amble analyze steps` runs it (finished at
     /// the end), on all cores.
     func counts(_ parameters: StepCounter.Parameters) -> [Int] {
-        let results = UnsafeMutableBufferPointer<Int>.allocate(capacity: recordings.count)
+        results(parameters).map(\.steps)
+    }
+
+    /// Each recording's count and walking seconds, as `counts`.
+    func results(_ parameters: StepCounter.Parameters) -> [(steps: Int, walkingSeconds: Double)] {
+        let results = UnsafeMutableBufferPointer<(steps: Int, walkingSeconds: Double)>.allocate(capacity: recordings.count)
         defer { results.deallocate() }
         let recordings = self.recordings
         nonisolated(unsafe) let output = results
@@ -239,7 +272,7 @@ struct LabelledSet: Sendable {
             var counter = StepCounter(parameters: parameters)
             for sample in recordings[i].samples { _ = counter.process(sample) }
             _ = counter.finish()
-            output[i] = counter.totalSteps
+            output[i] = (counter.totalSteps, counter.walkingSeconds)
         }
         return Array(results)
     }

@@ -36,9 +36,13 @@ struct GaitSignal: Sendable {
     private let clipRatio: Double
     private let clipSmoothing: Double
 
-    private var resamplers: [UniformResampler]
-    private var filters: [BandPassFilter]
-    private var meanAbsolute = [Double](repeating: 0, count: 4)
+    /// |a| and the three axes (0 on |a| alone), resampled together: they share the sample times.
+    private var resampler: UniformResampler<SIMD4<Double>>
+    /// Their band-pass, lane by lane.
+    private var filter: BandPassFilter4
+    /// Their recent mean absolute values, g, which the clipping limits follow (lane 1, the x
+    /// axis's, clips the heel-strike signal on |a| alone).
+    private var meanAbsolute = SIMD4<Double>()
     /// Half the width of a heel strike, in ticks, and the unfiltered |a| it is measured on.
     let heelStrikeHalfWidth: Int
     private var recentMagnitude: RingBuffer<Double>
@@ -59,71 +63,64 @@ struct GaitSignal: Sendable {
         clipSmoothing = 1 / (clipTimeConstantSeconds * rateHz)
         heelStrikeHalfWidth = Swift.max(1, Int((heelStrikeHalfWidthSeconds * rateHz).rounded()))
         recentMagnitude = RingBuffer(capacity: 2 * heelStrikeHalfWidth + 1, filling: 0)
-        resamplers = Array(repeating: UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds), count: 4)
-        filters = Array(repeating: BandPassFilter(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz), count: 4)
+        resampler = UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds, of: SIMD4<Double>.self)
+        filter = BandPassFilter4(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz)
     }
 
-    /// Takes one sample. Then call `nextTick()` until it returns nil.
+    /// Takes one sample. Then call `nextTick()` until it returns nil. A sample whose |a| or
+    /// any axis is not finite is ignored.
     mutating func append(_ sample: AccelerationSample) {
         // A three-axis stream stays three-axis: a sample flagged magnitude-only in it (a reader
         // that saw y = z = 0) is the vector (x, 0, 0), whose |a| is |x|. A magnitude-only
         // stream that starts giving three axes starts again as a three-axis one.
         let axes = started && hasAxes ? true : !sample.isMagnitudeOnly
         if started, axes, !hasAxes {
-            resamplers[0] = UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds)
+            resampler = UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds, of: SIMD4<Double>.self)
         }
         started = true
         let values = SIMD4(axes ? (sample.xG * sample.xG + sample.yG * sample.yG + sample.zG * sample.zG).squareRoot() : sample.magnitudeG,
                            axes ? sample.xG : 0, axes ? sample.yG : 0, axes ? sample.zG : 0)
-        resamplers[0].append(timeSeconds: sample.timeSeconds, value: values[0])
-        didRestart = resamplers[0].didRestart
+        resampler.append(timeSeconds: sample.timeSeconds, value: values)
+        didRestart = resampler.didRestart
         if didRestart {
             hasAxes = axes
-            for i in 1 ..< 4 {
-                resamplers[i] = UniformResampler(periodSeconds: 1 / rateHz, maximumGapSeconds: maximumGapSeconds)
-            }
-            for i in 0 ..< 4 {
-                filters[i] = BandPassFilter(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz)
-                filters[i].settle(onConstantInput: values[i])
-                meanAbsolute[i] = 0
-            }
+            filter = BandPassFilter4(lowCutoffHz: lowHz, highCutoffHz: highHz, sampleRateHz: rateHz)
+            filter.settle(onConstantInput: values)
+            meanAbsolute = SIMD4()
             recentMagnitude.removeAll()
-        }
-        if hasAxes {
-            for i in 1 ..< 4 { resamplers[i].append(timeSeconds: sample.timeSeconds, value: values[i]) }
         }
     }
 
     /// The next fixed-rate tick the samples so far complete, or nil.
     mutating func nextTick() -> Tick? {
-        let time = resamplers[0].nextOutputTimeSeconds
-        guard let magnitude = resamplers[0].nextOutput() else {
-            // The call that finds no complete tick also integrates the rest of the segment:
-            // the axes must take it too, or their next tick would miss that part.
-            if hasAxes { for i in 1 ..< 4 { _ = resamplers[i].nextOutput() } }
-            return nil
-        }
-        var tick = Tick(timeSeconds: time, magnitude: clipped(0, filters[0].process(magnitude)), heelStrike: 0,
-                        clippedHeelStrike: 0, x: 0, y: 0, z: 0)
-        recentMagnitude.append(magnitude)
+        let time = resampler.nextOutputTimeSeconds
+        guard let values = resampler.nextOutput() else { return nil }
+        let rawMagnitude = values[0]
+        // On |a| alone the axes' lanes carry zeros, and what they hold is never read: a change
+        // to three axes restarts the stream.
+        let filtered = filter.process(values)
+        var tick = Tick(timeSeconds: time, magnitude: clipped(0, filtered[0]), heelStrike: 0, clippedHeelStrike: 0, x: 0, y: 0, z: 0)
+        recentMagnitude.append(rawMagnitude)
         if recentMagnitude.count == recentMagnitude.capacity {
             let h = heelStrikeHalfWidth
             tick.heelStrike = recentMagnitude[age: h] - 0.5 * (recentMagnitude[age: 0] + recentMagnitude[age: 2 * h])
         }
-        // On |a| alone the axes' clipping state is free for the heel-strike signal.
-        if !hasAxes { tick.clippedHeelStrike = clipped(1, tick.heelStrike) }
         if hasAxes {
-            // The axis resamplers saw the same sample times, so each has this tick ready.
-            tick.x = clipped(1, filters[1].process(resamplers[1].nextOutput() ?? 0))
-            tick.y = clipped(2, filters[2].process(resamplers[2].nextOutput() ?? 0))
-            tick.z = clipped(3, filters[3].process(resamplers[3].nextOutput() ?? 0))
+            tick.x = clipped(1, filtered[1])
+            tick.y = clipped(2, filtered[2])
+            tick.z = clipped(3, filtered[3])
+        } else {
+            // On |a| alone the x axis's clipping state is free for the heel-strike signal.
+            tick.clippedHeelStrike = clipped(1, tick.heelStrike)
         }
         return tick
     }
 
-    private mutating func clipped(_ channel: Int, _ value: Double) -> Double {
-        let limit = clipRatio * Swift.max(meanAbsolute[channel], 0.01)
-        meanAbsolute[channel] += clipSmoothing * (abs(value) - meanAbsolute[channel])
+    /// `value` clipped at `clipRatio` times the recent mean absolute value of `lane`, which then
+    /// follows `value` (an exponential mean, `clipSmoothing` per tick).
+    private mutating func clipped(_ lane: Int, _ value: Double) -> Double {
+        let limit = clipRatio * Swift.max(meanAbsolute[lane], 0.01)
+        meanAbsolute[lane] += clipSmoothing * (abs(value) - meanAbsolute[lane])
         return Swift.min(Swift.max(value, -limit), limit)
     }
 }

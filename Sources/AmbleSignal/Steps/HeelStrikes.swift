@@ -33,6 +33,7 @@ struct HeelStrikes: Sendable {
     /// Scratch for `confirm` (sized once).
     private var times: [Double]
     private var amplitudes: [Double]
+    private var sortedAmplitudes: [Double]
 
     init(floorG: Double, refractorySamples: Int, capacity: Int) {
         self.floorG = floorG
@@ -42,9 +43,11 @@ struct HeelStrikes: Sendable {
         times.reserveCapacity(capacity)
         amplitudes = []
         amplitudes.reserveCapacity(capacity)
+        sortedAmplitudes = []
+        sortedAmplitudes.reserveCapacity(capacity)
     }
 
-    var bufferElementCount: Int { 2 * impulses.capacity + times.capacity + amplitudes.capacity }
+    var bufferElementCount: Int { 2 * impulses.capacity + times.capacity + amplitudes.capacity + sortedAmplitudes.capacity }
 
     mutating func reset() {
         impulses.removeAll()
@@ -99,8 +102,10 @@ struct HeelStrikes: Sendable {
         }
         guard amplitudes.count >= 3 else { return false }
         // The upper quartile of the amplitudes (a partial selection would do; they are few).
-        let sorted = amplitudes.sorted()
-        let limit = Self.relativeSize * sorted[(3 * (sorted.count - 1)) / 4]
+        sortedAmplitudes.removeAll(keepingCapacity: true)
+        sortedAmplitudes.append(contentsOf: amplitudes)
+        sortedAmplitudes.sort()
+        let limit = Self.relativeSize * sortedAmplitudes[(3 * (sortedAmplitudes.count - 1)) / 4]
         var kept = 0, onStep = 0
         let low = (1 - Self.timingTolerance) * stepPeriod, high = (1 + Self.timingTolerance) * stepPeriod
         for i in times.indices where amplitudes[i] >= limit {

@@ -53,19 +53,26 @@ struct RhythmAnalysis: Sendable {
     /// Returns the lag in samples (refined between samples) and its comb periodicity.
     func basePeriod(_ r: [Double]) -> (lag: Double, periodicity: Double)? {
         let share = parameters.fundamentalShare
-        var best = -Double.infinity
-        var candidates: [(lag: Int, comb: Double)] = []
-        candidates.reserveCapacity(16)
-        var lag = shortestLag
-        while lag <= longestLag {
-            if r[lag] >= r[lag - 1], r[lag] > r[lag + 1] {
-                let comb = combPeriodicity(r, lag: lag)
-                candidates.append((lag, comb))
-                best = Swift.max(best, comb)
+        let (shortest, longest) = (shortestLag, longestLag)
+        guard longest >= shortest else { return nil }
+        // The comb periodicity of each local maximum (-inf elsewhere), then the shortest lag
+        // reaching the share of the best.
+        let chosen: (lag: Int, comb: Double)? = withUnsafeTemporaryAllocation(of: Double.self, capacity: longest + 1) { combs in
+            r.withUnsafeBufferPointer { r in
+                var best = -Double.infinity
+                for lag in shortest ... longest {
+                    combs[lag] = -.infinity
+                    if r[lag] >= r[lag - 1], r[lag] > r[lag + 1] {
+                        combs[lag] = Self.combPeriodicity(r, lag: lag)
+                        best = Swift.max(best, combs[lag])
+                    }
+                }
+                guard best > 0 else { return nil }
+                for lag in shortest ... longest where combs[lag] >= share * best { return (lag, combs[lag]) }
+                return nil
             }
-            lag += 1
         }
-        guard best > 0, let chosen = candidates.first(where: { $0.comb >= share * best }) else { return nil }
+        guard let chosen else { return nil }
         var period = chosen.lag
         for divisor in [3, 2] {
             let part = Double(period) / Double(divisor)
@@ -81,6 +88,10 @@ struct RhythmAnalysis: Sendable {
     /// Mean over the multiples k·lag (k = 1, 2, ...) within the lags held of the largest `r`
     /// within ±4 % of each multiple (at least one sample).
     func combPeriodicity(_ r: [Double], lag: Int) -> Double {
+        r.withUnsafeBufferPointer { Self.combPeriodicity($0, lag: lag) }
+    }
+
+    private static func combPeriodicity(_ r: UnsafeBufferPointer<Double>, lag: Int) -> Double {
         let last = r.count - 2
         var total = 0.0
         var n = 0

@@ -5,9 +5,13 @@
 /// keeps the rhythm of the others.
 ///
 /// With several channels (the three axes) the products are summed: the correlation of the
-/// vector with itself, which a rotation of the sensor does not change. Each new sample costs
-/// one multiplication per lag and channel: the products are summed per stretch of
-/// `stretchLength` samples (the analysis hop), and a block is the sum of its stretches.
+/// vector with itself, which a rotation of the sensor does not change.
+///
+/// The work is done once per stretch of `stretchLength` samples (the analysis hop), not per
+/// sample: when a stretch completes, its products x[n]·x[n-L] are summed for every lag (one
+/// multiplication per sample, lag and channel), and the block ending with it is normalised.
+/// A block is a run of whole stretches, so each block is measured once, when its last stretch
+/// completes, and kept until it leaves the window; a window's median takes the blocks kept.
 struct RunningAutocorrelation: Sendable {
     let channels: Int
     let maximumLag: Int
@@ -18,6 +22,13 @@ struct RunningAutocorrelation: Sendable {
     var window: Int { blocks * blockLength }
     private var blockLength: Int { stretchesPerBlock * stretchLength }
     private var lagCount: Int { maximumLag + 1 }
+    private var stretches: Int { blocks * stretchesPerBlock }
+    /// Lags are summed `Self.lanes` at a time: `lagCount` rounded up to a multiple of it (the
+    /// lags beyond `maximumLag` are measured and never read).
+    private let paddedLagCount: Int
+    /// Lags summed together in vector registers (SIMD16: eight SSE2 or NEON registers of two; more
+    /// accumulators than x86-64 has registers for spill, fewer repeat the loop overhead).
+    private static let lanes = 16
 
     /// The history, channel after channel, each written twice (at i and i + capacity), newest
     /// first: the newest `capacity` values are always one contiguous stretch from `position`
@@ -27,15 +38,15 @@ struct RunningAutocorrelation: Sendable {
     private var squares: [Double]
     private let capacity: Int
     private var position = 0
-    /// Sums of x[n]·x[n-L] over each whole stretch (a ring of `blocks x stretchesPerBlock`
-    /// stretches of `maximumLag + 1` lags), the stretch being filled, and its fill.
+    /// Sums of x[n]·x[n-L] over each whole stretch: a ring of `blocks x stretchesPerBlock`
+    /// rows of `paddedLagCount` lags, the newest at `newestStretch`. `filled`: samples of the
+    /// stretch under way.
     private var stretchSums: [Double]
-    private var current: [Double]
     private var filled = 0
     private var newestStretch = 0
     private(set) var completedStretches = 0
-    /// Scratch: one block's products, and each block's normalised autocorrelation.
-    private var blockProducts: [Double]
+    /// The normalised autocorrelation of the block ending with each stretch of the ring
+    /// (`lagCount` lags a row, measured when that stretch completed).
     private var blockR: [Double]
 
     init(channels: Int, maximumLag: Int, blocks: Int, stretchesPerBlock: Int, stretchLength: Int) {
@@ -45,20 +56,19 @@ struct RunningAutocorrelation: Sendable {
         self.blocks = blocks
         self.stretchesPerBlock = stretchesPerBlock
         self.stretchLength = stretchLength
-        capacity = blocks * stretchesPerBlock * stretchLength + maximumLag + 1
+        paddedLagCount = (maximumLag + Self.lanes) / Self.lanes * Self.lanes
+        capacity = blocks * stretchesPerBlock * stretchLength + paddedLagCount
         history = [Double](repeating: 0, count: channels * 2 * capacity)
         squares = [Double](repeating: 0, count: 2 * capacity)
-        stretchSums = [Double](repeating: 0, count: blocks * stretchesPerBlock * (maximumLag + 1))
-        current = [Double](repeating: 0, count: maximumLag + 1)
-        blockProducts = [Double](repeating: 0, count: maximumLag + 1)
-        blockR = [Double](repeating: 0, count: blocks * (maximumLag + 1))
+        stretchSums = [Double](repeating: 0, count: blocks * stretchesPerBlock * paddedLagCount)
+        blockR = [Double](repeating: 0, count: blocks * stretchesPerBlock * (maximumLag + 1))
     }
 
     /// Numbers held (constant memory).
-    var bufferElementCount: Int { history.count + squares.count + stretchSums.count + current.count + blockProducts.count + blockR.count }
+    var bufferElementCount: Int { history.count + squares.count + stretchSums.count + blockR.count }
 
     /// Whether the window is full of whole stretches.
-    var isFull: Bool { completedStretches >= blocks * stretchesPerBlock }
+    var isFull: Bool { completedStretches >= stretches }
 
     /// Whether the last `append` completed a stretch (the time to measure the window).
     var completedStretchNow: Bool { filled == 0 && completedStretches > 0 }
@@ -67,7 +77,6 @@ struct RunningAutocorrelation: Sendable {
         history.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         squares.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         stretchSums.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        current.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         position = 0
         filled = 0
         completedStretches = 0
@@ -76,44 +85,106 @@ struct RunningAutocorrelation: Sendable {
     /// Appends one value per channel (`values[0 ..< channels]`).
     mutating func append(_ values: SIMD4<Double>) {
         position = position == 0 ? capacity - 1 : position - 1
-        let newest = position
-        let lags = lagCount
-        let span = 2 * capacity
-        let channels = self.channels
-        let position = self.position
+        let (position, capacity, channels) = (self.position, self.capacity, self.channels)
         var energy = 0.0
         for c in 0 ..< channels { energy += values[c] * values[c] }
-        squares[position] = energy
-        squares[position + capacity] = energy
+        squares.withUnsafeMutableBufferPointer { q in
+            q[position] = energy
+            q[position + capacity] = energy
+        }
         history.withUnsafeMutableBufferPointer { h in
-            current.withUnsafeMutableBufferPointer { sum in
-                for c in 0 ..< channels {
-                    let value = values[c]
-                    let base = c * span
-                    h[base + position] = value
-                    h[base + position + capacity] = value
-                    // Lag L pairs the newest value with the one L samples older.
-                    let older = h.baseAddress! + base + newest
-                    let total = sum.baseAddress!
-                    for lag in 0 ..< lags { total[lag] += value * older[lag] }
-                }
+            for c in 0 ..< channels {
+                h[c * 2 * capacity + position] = values[c]
+                h[c * 2 * capacity + position + capacity] = values[c]
             }
         }
         filled += 1
         if filled == stretchLength {
-            let stretches = blocks * stretchesPerBlock
             newestStretch = newestStretch + 1 == stretches ? 0 : newestStretch + 1
-            let offset = newestStretch * lags
+            sumNewestStretch()
+            measureNewestBlock()
+            filled = 0
+            completedStretches += 1
+        }
+    }
+
+    /// The stretch just completed: for every lag L, the sum of x[n]·x[n-L] over its samples,
+    /// oldest first, the channels in turn (the order a running sum would take), into its row
+    /// of `stretchSums`. Sixteen lags at a time, in vector registers.
+    private mutating func sumNewestStretch() {
+        let span = 2 * capacity, position = self.position, channels = self.channels, length = stretchLength
+        let lanes = Self.lanes, lags = paddedLagCount
+        history.withUnsafeBufferPointer { h in
             stretchSums.withUnsafeMutableBufferPointer { s in
-                current.withUnsafeMutableBufferPointer { c in
+                let row = s.baseAddress! + newestStretch * lags
+                // The stretch's oldest value (of the first channel); newer ones at lower addresses.
+                let oldest = h.baseAddress! + position + length - 1
+                var firstLag = 0
+                while firstLag < lags {
+                    // The channel count spelled out, so that the loop over channels unrolls.
+                    let total = switch channels {
+                    case 1: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 1, span: span)
+                    case 3: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 3, span: span)
+                    default: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: channels, span: span)
+                    }
+                    UnsafeMutableRawPointer(row + firstLag).storeBytes(of: total, as: SIMD16<Double>.self)
+                    firstLag += lanes
+                }
+            }
+        }
+    }
+
+    /// For the sixteen lags from `firstLag` on: the sum over `length` samples (from `oldest` on,
+    /// newer ones at lower addresses) and the channels (`span` apart) of x[n]·x[n-L].
+    @inline(__always)
+    private static func products(oldest: UnsafePointer<Double>, length: Int, firstLag: Int, channels: Int, span: Int) -> SIMD16<Double> {
+        var total = SIMD16<Double>(repeating: 0)
+        var x = oldest
+        for _ in 0 ..< length {
+            var channel = x
+            for _ in 0 ..< channels {
+                // x[n] and the sixteen values `firstLag`... samples older.
+                let older = UnsafeRawPointer(channel + firstLag).loadUnaligned(as: SIMD16<Double>.self)
+                total += SIMD16(repeating: channel.pointee) * older
+                channel += span
+            }
+            x -= 1
+        }
+        return total
+    }
+
+    /// The normalised autocorrelation of the block ending with the stretch just completed: its
+    /// products over the geometric mean of the energies of the two runs of samples they pair
+    /// (the block, and its copy `lag` samples older), into the stretch's row of `blockR`.
+    private mutating func measureNewestBlock() {
+        let lags = lagCount, paddedLags = paddedLagCount, stretches = self.stretches, length = blockLength
+        let newestStretch = self.newestStretch, stretchesPerBlock = self.stretchesPerBlock
+        let position = self.position
+        squares.withUnsafeBufferPointer { q in
+            stretchSums.withUnsafeBufferPointer { sums in
+                blockR.withUnsafeMutableBufferPointer { r in
+                    let row = r.baseAddress! + newestStretch * lags
+                    // The block's products: the sum of its stretches' rows.
+                    for lag in 0 ..< lags { row[lag] = 0 }
+                    for k in 0 ..< stretchesPerBlock {
+                        var s = newestStretch - k
+                        if s < 0 { s += stretches }
+                        let products = sums.baseAddress! + s * paddedLags
+                        for lag in 0 ..< lags { row[lag] += products[lag] }
+                    }
+                    // Energy of the block, and of its copy `lag` samples older, slid one lag at
+                    // a time.
+                    let x = q.baseAddress! + position
+                    var energy = 0.0
+                    for i in 0 ..< length { energy += x[i] }
+                    var shifted = energy
                     for lag in 0 ..< lags {
-                        s[offset + lag] = c[lag]
-                        c[lag] = 0
+                        if lag > 0 { shifted += x[length - 1 + lag] - x[lag - 1] }
+                        let denominator = (energy * Swift.max(shifted, 0)).squareRoot()
+                        row[lag] = denominator > 1e-12 ? row[lag] / denominator : 0
                     }
                 }
             }
-            filled = 0
-            completedStretches += 1
         }
     }
 
@@ -126,62 +197,35 @@ struct RunningAutocorrelation: Sendable {
     /// Energy of the window's whole stretches (all channels).
     var windowEnergy: Double {
         var total = 0.0
-        for s in 0 ..< blocks * stretchesPerBlock { total += stretchSums[s * lagCount] }
+        for s in 0 ..< stretches { total += stretchSums[s * paddedLagCount] }
         return Swift.max(total, 0)
     }
 
-    /// The normalised autocorrelation at lags 0 ... maximumLag into `output`: for each block,
-    /// its products over the geometric mean of the energies of the two stretches they pair;
-    /// then the median over the blocks. Measured when a stretch has just completed
+    /// The row of `blockR` of block `b` of the window (0: the newest).
+    private func blockRow(_ b: Int) -> Int {
+        var s = newestStretch - b * stretchesPerBlock
+        while s < 0 { s += stretches }
+        return s * lagCount
+    }
+
+    /// The normalised autocorrelation at lags 0 ... maximumLag into `output`: the median over
+    /// the window's blocks of each block's. Measured when a stretch has just completed
     /// (`completedStretchNow`).
-    mutating func normalized(into output: inout [Double]) {
+    func normalized(into output: inout [Double]) {
         precondition(output.count >= lagCount)
         let lags = lagCount
-        let stretches = blocks * stretchesPerBlock
-        let length = blockLength
-        let newest = position + filled
-        let blocks = self.blocks
-        let stretchesPerBlock = self.stretchesPerBlock
-        let newestStretch = self.newestStretch
-        squares.withUnsafeBufferPointer { q in
-            stretchSums.withUnsafeBufferPointer { sums in
-                blockProducts.withUnsafeMutableBufferPointer { products in
-                    blockR.withUnsafeMutableBufferPointer { r in
-                        for b in 0 ..< blocks {
-                            // The block's products: the sum of its stretches' rows.
-                            for lag in 0 ..< lags { products[lag] = 0 }
-                            for k in 0 ..< stretchesPerBlock {
-                                var s = newestStretch - b * stretchesPerBlock - k
-                                if s < 0 { s += stretches }
-                                let row = sums.baseAddress! + s * lags
-                                for lag in 0 ..< lags { products[lag] += row[lag] }
-                            }
-                            // Energy of the block, and of its copy `lag` samples older, slid
-                            // one lag at a time.
-                            let x = q.baseAddress! + newest + b * length
-                            var energy = 0.0
-                            for i in 0 ..< length { energy += x[i] }
-                            var shifted = energy
-                            let row = r.baseAddress! + b * lags
-                            for lag in 0 ..< lags {
-                                if lag > 0 { shifted += x[length - 1 + lag] - x[lag - 1] }
-                                let denominator = (energy * Swift.max(shifted, 0)).squareRoot()
-                                row[lag] = denominator > 1e-12 ? products[lag] / denominator : 0
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let rows = (0 ..< blocks).map(blockRow)
         blockR.withUnsafeBufferPointer { r in
             output.withUnsafeMutableBufferPointer { out in
                 if blocks == 5 {
+                    let r0 = r.baseAddress! + rows[0], r1 = r.baseAddress! + rows[1], r2 = r.baseAddress! + rows[2]
+                    let r3 = r.baseAddress! + rows[3], r4 = r.baseAddress! + rows[4]
                     for lag in 0 ..< lags {
-                        out[lag] = Self.medianOfFive(r[lag], r[lag + lags], r[lag + 2 * lags], r[lag + 3 * lags], r[lag + 4 * lags])
+                        out[lag] = Self.medianOfFive(r0[lag], r1[lag], r2[lag], r3[lag], r4[lag])
                     }
                 } else {
                     for lag in 0 ..< lags {
-                        out[lag] = Self.median(r, lag: lag, stride: lags, count: blocks)
+                        out[lag] = Self.median(r, lag: lag, rows: rows)
                     }
                 }
             }
@@ -189,13 +233,14 @@ struct RunningAutocorrelation: Sendable {
     }
 
     /// The mean of the newest `count` blocks' normalised autocorrelations (block 0 is the
-    /// newest), as measured by the last `normalized`: the rhythm of the last few seconds.
+    /// newest): the rhythm of the last few seconds.
     func newestBlocks(_ count: Int, into output: inout [Double]) {
         let lags = lagCount
         let n = Swift.min(Swift.max(count, 1), blocks)
+        let rows = (0 ..< n).map(blockRow)
         for lag in 0 ..< lags {
             var total = 0.0
-            for b in 0 ..< n { total += blockR[b * lags + lag] }
+            for row in rows { total += blockR[row + lag] }
             output[lag] = total / Double(n)
         }
     }
@@ -212,12 +257,13 @@ struct RunningAutocorrelation: Sendable {
         return Swift.max(Swift.min(low, high), Swift.min(Swift.max(low, high), e))
     }
 
-    /// The median of `count` values `stride` apart starting at `lag` (an insertion sort on the
-    /// stack: the blocks are few).
-    private static func median(_ r: UnsafeBufferPointer<Double>, lag: Int, stride: Int, count: Int) -> Double {
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { v in
+    /// The median of the values at `lag` of the rows starting at `rows` (an insertion sort on
+    /// the stack: the blocks are few).
+    private static func median(_ r: UnsafeBufferPointer<Double>, lag: Int, rows: [Int]) -> Double {
+        let count = rows.count
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { v in
             for i in 0 ..< count {
-                let x = r[lag + i * stride]
+                let x = r[rows[i] + lag]
                 var j = i
                 while j > 0, v[j - 1] > x {
                     v[j] = v[j - 1]

@@ -64,7 +64,6 @@ public struct StepCounter: Sendable {
     private var tracker: WalkTracker
     private var heelStrikes: HeelStrikes
     private var envelope: RingBuffer<Double>
-    private var envelopeValues: [Double]
     private var magnitudeR: [Double]
     private var vectorR: [Double]
     private var recentR: [Double]
@@ -116,8 +115,6 @@ public struct StepCounter: Sendable {
                                   capacity: Int((parameters.windowSeconds / parameters.shortestStepSeconds).rounded(.up)) + 4)
         let envelopeCount = Int(Self.envelopeSeconds * rate)
         envelope = RingBuffer(capacity: envelopeCount, filling: 0)
-        envelopeValues = []
-        envelopeValues.reserveCapacity(envelopeCount)
         magnitudeR = [Double](repeating: 0, count: maximumLag + 1)
         vectorR = [Double](repeating: 0, count: maximumLag + 1)
         recentR = [Double](repeating: 0, count: maximumLag + 1)
@@ -128,7 +125,7 @@ public struct StepCounter: Sendable {
     /// Numbers held in the counter's buffers: fixed when it is made (constant memory).
     var bufferElementCount: Int {
         magnitudeCorrelation.bufferElementCount + vectorCorrelation.bufferElementCount + envelope.capacity
-            + envelopeValues.capacity + heelStrikes.bufferElementCount + magnitudeR.count + vectorR.count + recentR.count + taper.count
+            + heelStrikes.bufferElementCount + magnitudeR.count + vectorR.count + recentR.count + taper.count
     }
 
     /// Feeds one sample; returns the steps it releases (0 or more).
@@ -257,13 +254,8 @@ public struct StepCounter: Sendable {
         return base > 0 ? power(2 / period) / base : 1
     }
 
-    private mutating func currentEnvelope() -> WalkTracker.Envelope {
-        let count = envelope.count
-        if envelopeValues.count != count {
-            envelopeValues = [Double](repeating: 0, count: count)
-        }
-        if count > 0 { envelope.copyNewest(count, into: &envelopeValues) }
-        return WalkTracker.Envelope(values: envelopeValues, newestSeconds: analysisTimeSeconds, rateHz: Self.rateHz)
+    private func currentEnvelope() -> WalkTracker.Envelope {
+        WalkTracker.Envelope(values: envelope, newestSeconds: analysisTimeSeconds, rateHz: Self.rateHz)
     }
 
     private mutating func updateCadence(at timeSeconds: Double) {

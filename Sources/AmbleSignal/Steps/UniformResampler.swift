@@ -4,8 +4,11 @@
 /// that line over one output period (a box filter). At input rates above the output rate this
 /// is the anti-alias filter; below it, it interpolates. Constant memory: one pending segment.
 ///
+/// `Value` is one number, or several resampled together on the same sample times (`SIMD4`:
+/// |a| and the three axes share the work on the time line).
+///
 /// Use: `append(timeSeconds:value:)`, then call `nextOutput()` until it returns nil.
-struct UniformResampler: Sendable {
+struct UniformResampler<Value: ResampledValue>: Sendable {
     /// Output period in seconds (0.04 s = 25 Hz).
     let periodSeconds: Double
     /// Longest input gap bridged by interpolation, in seconds; a longer gap restarts the stream.
@@ -13,23 +16,23 @@ struct UniformResampler: Sendable {
 
     private var hasSample = false
     private var segmentStartTime = 0.0
-    private var segmentStartValue = 0.0
+    private var segmentStartValue = Value.zero
     private var segmentEndTime = 0.0
-    private var segmentEndValue = 0.0
+    private var segmentEndValue = Value.zero
     /// Start of the part of the segment not yet integrated, in seconds.
     private var cursorTime = 0.0
     /// The stream's origin and the index of the bin being filled: bin k covers
     /// [origin + k T, origin + (k + 1) T), computed from k so that times do not drift.
     private var originTime = 0.0
     private var binIndex = 0
-    private var binIntegral = 0.0
+    private var binIntegral = Value.zero
     /// Set when the last `append` restarted the stream (first sample or a long gap).
     private(set) var didRestart = false
     /// The input's sample interval, seconds: a running mean (time constant about 50 samples)
     /// of the intervals up to 0.5 s (longer ones are gaps); nil before the second sample.
     private(set) var inputIntervalSeconds: Double?
 
-    init(periodSeconds: Double, maximumGapSeconds: Double) {
+    init(periodSeconds: Double, maximumGapSeconds: Double, of _: Value.Type) {
         self.periodSeconds = periodSeconds
         self.maximumGapSeconds = maximumGapSeconds
     }
@@ -39,8 +42,8 @@ struct UniformResampler: Sendable {
 
     private var binEnd: Double { originTime + Double(binIndex + 1) * periodSeconds }
 
-    /// Takes one input sample. Samples at or before the previous one are ignored.
-    mutating func append(timeSeconds: Double, value: Double) {
+    /// Takes one input sample. Samples at or before the previous one, or not finite, are ignored.
+    mutating func append(timeSeconds: Double, value: Value) {
         didRestart = false
         guard timeSeconds.isFinite, value.isFinite else { return }
         if !hasSample || timeSeconds - segmentEndTime > maximumGapSeconds {
@@ -53,7 +56,7 @@ struct UniformResampler: Sendable {
             cursorTime = timeSeconds
             originTime = timeSeconds
             binIndex = 0
-            binIntegral = 0
+            binIntegral = .zero
             return
         }
         guard timeSeconds > segmentEndTime else { return }
@@ -69,31 +72,59 @@ struct UniformResampler: Sendable {
     }
 
     /// The next fixed-rate value completed by the samples so far, or nil.
-    mutating func nextOutput() -> Double? {
+    mutating func nextOutput() -> Value? {
         guard hasSample else { return nil }
         let end = binEnd
         if end <= segmentEndTime {
-            binIntegral += integral(from: cursorTime, to: end)
+            let part = integral(from: cursorTime, to: end)
+            binIntegral += part
             let mean = binIntegral / periodSeconds
             binIndex += 1
             cursorTime = end
-            binIntegral = 0
+            binIntegral = .zero
             return mean
         }
-        binIntegral += integral(from: cursorTime, to: segmentEndTime)
+        let part = integral(from: cursorTime, to: segmentEndTime)
+        binIntegral += part
         cursorTime = segmentEndTime
         return nil
     }
 
-    private func valueAt(_ time: Double) -> Double {
+    @inline(__always)
+    private func valueAt(_ time: Double) -> Value {
         let span = segmentEndTime - segmentStartTime
         guard span > 0 else { return segmentEndValue }
         let fraction = (time - segmentStartTime) / span
         return segmentStartValue + (segmentEndValue - segmentStartValue) * fraction
     }
 
-    private func integral(from start: Double, to end: Double) -> Double {
-        guard end > start else { return 0 }
-        return (end - start) * (valueAt(start) + valueAt(end)) * 0.5
+    @inline(__always)
+    private func integral(from start: Double, to end: Double) -> Value {
+        guard end > start else { return .zero }
+        return (valueAt(start) + valueAt(end)) * (end - start) * 0.5
     }
+}
+
+extension UniformResampler where Value == Double {
+    init(periodSeconds: Double, maximumGapSeconds: Double) {
+        self.init(periodSeconds: periodSeconds, maximumGapSeconds: maximumGapSeconds, of: Double.self)
+    }
+}
+
+/// What `UniformResampler` resamples: a number, or a few numbers on the same time line, each
+/// interpolated and averaged as on its own.
+protocol ResampledValue: Sendable {
+    static var zero: Self { get }
+    static func + (lhs: Self, rhs: Self) -> Self
+    static func - (lhs: Self, rhs: Self) -> Self
+    static func += (lhs: inout Self, rhs: Self)
+    static func * (value: Self, factor: Double) -> Self
+    static func / (value: Self, divisor: Double) -> Self
+    var isFinite: Bool { get }
+}
+
+extension Double: ResampledValue {}
+
+extension SIMD4: ResampledValue where Scalar == Double {
+    var isFinite: Bool { x.isFinite && y.isFinite && z.isFinite && w.isFinite }
 }

@@ -20,11 +20,26 @@
 /// The tracker is pure: frames and the recent signal in, steps out.
 struct WalkTracker: Sendable {
     /// The recent band-passed |a| at the analysis rate, for placing a walk's edges.
+    /// It is the counter's own ring of recent values, not a copy: a frame that starts or ends
+    /// no walk does not read it.
     struct Envelope {
-        /// Values oldest first; the last was sampled at `newestSeconds`.
-        var values: [Double]
+        /// The recent values; the newest was sampled at `newestSeconds`.
+        var values: RingBuffer<Double>
         var newestSeconds: Double
         var rateHz: Double
+
+        init(values: RingBuffer<Double>, newestSeconds: Double, rateHz: Double) {
+            self.values = values
+            self.newestSeconds = newestSeconds
+            self.rateHz = rateHz
+        }
+
+        /// From values oldest first.
+        init(values: [Double], newestSeconds: Double, rateHz: Double) {
+            var ring = RingBuffer(capacity: Swift.max(1, values.count), filling: 0.0)
+            for value in values { ring.append(value) }
+            self.init(values: ring, newestSeconds: newestSeconds, rateHz: rateHz)
+        }
     }
 
     private let parameters: StepCounter.Parameters
@@ -308,16 +323,21 @@ struct WalkTracker: Sendable {
     private func edge(from time: Double, stepPeriod: Double, typicalOver span: ClosedRange<Double>,
                       envelope: Envelope, forward: Bool) -> Double {
         let values = envelope.values
-        guard !values.isEmpty else { return time }
+        let count = values.count
+        guard count > 0 else { return time }
         let rate = envelope.rateHz
-        let oldest = envelope.newestSeconds - Double(values.count - 1) / rate
-        func index(_ t: Double) -> Int { Swift.min(values.count - 1, Swift.max(0, Int(((t - oldest) * rate).rounded()))) }
+        let oldest = envelope.newestSeconds - Double(count - 1) / rate
+        func index(_ t: Double) -> Int { Swift.min(count - 1, Swift.max(0, Int(((t - oldest) * rate).rounded()))) }
         let half = Swift.max(1, Int((stepPeriod * rate).rounded()))
-        // Prefix sums of squares give the RMS over [i - half, i + half] in constant time.
-        var prefix = [Double](repeating: 0, count: values.count + 1)
-        for (i, v) in values.enumerated() { prefix[i + 1] = prefix[i] + v * v }
+        // Prefix sums of squares (oldest value first) give the RMS over [i - half, i + half]
+        // in constant time.
+        var prefix = [Double](repeating: 0, count: count + 1)
+        for i in 0 ..< count {
+            let v = values[age: count - 1 - i]
+            prefix[i + 1] = prefix[i] + v * v
+        }
         func rms(_ i: Int) -> Double {
-            let a = Swift.max(0, i - half), b = Swift.min(values.count - 1, i + half)
+            let a = Swift.max(0, i - half), b = Swift.min(count - 1, i + half)
             return ((prefix[b + 1] - prefix[a]) / Double(b - a + 1)).squareRoot()
         }
         let from = index(span.lowerBound), to = Swift.max(from, index(span.upperBound))
