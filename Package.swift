@@ -84,7 +84,9 @@ let package = Package(
 
         // MARK: Version
         /// `AmbleVersion.string`, generated at build time from VERSION and git by the plugin below.
-        .target(name: "AmbleVersion", plugins: ["AmbleVersionPlugin"]),
+        /// scripts/fuzz builds every target, build tools included, with -sanitize=fuzzer, which
+        /// no tool can be linked with: there (AMBLE_FUZZ set) the version is a fixed string.
+        .target(name: "AmbleVersion", plugins: Context.environment["AMBLE_FUZZ"] == nil ? ["AmbleVersionPlugin"] : []),
         .plugin(name: "AmbleVersionPlugin", capability: .buildTool(), dependencies: ["amble-version-stamp"]),
         /// Writes the version source for the plugin; not installed.
         .executableTarget(name: "amble-version-stamp"),

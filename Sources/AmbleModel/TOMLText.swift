@@ -1,80 +1,165 @@
 /// A check of TOML text made before a TOML parser sees it. TOMLKit's parser (toml++) stops
-/// the whole process with an assertion on some inputs that are not TOML, such as a key with a
-/// non-ASCII character (`[wéarer]`), found by fuzzing the board files. So the files people
-/// and other programs write (board files, study files) are refused here first, with the line.
+/// the whole process with an assertion on some text that is not TOML, found by fuzzing the
+/// board and study files: a table header that does not start with a key (`[# …`, `[wéarer]`),
+/// a value missing where one must be (`choices = ["a",} "b"]`, `[1,,2]`, `{ a = }`). So the
+/// files people and other programs write are refused here first, with the line; what passes
+/// may still be refused by the parser, with its own message.
 public enum TOMLText {
-    /// The first line with something no TOML key or value may hold outside quotes and
-    /// comments (a character beyond ASCII, or a control character), and what it is; nil when
-    /// the text may go to the parser.
+    /// The first line with something the parser must not see, and what it is; nil when the
+    /// text may go to the parser. Checked outside strings and comments: characters beyond
+    /// ASCII and control characters, strings not closed, table headers without a key, and
+    /// missing values after `=`, in arrays and in inline tables.
     public static func problem(in text: String) -> (line: Int, message: String)? {
-        enum State { case normal, comment, basic, literal, multilineBasic, multilineLiteral }
-        var state = State.normal
-        var line = 1
-        // Arrays and inline tables open in values: inside them `[` is not a table header.
-        var valueDepth = 0
-        var lineStart = true
-        let scalars = Array(text.unicodeScalars)
+        var scanner = Scanner(Array(text.unicodeScalars))
+        return scanner.run()
+    }
+
+    private enum Nesting { case array, inlineTable }
+
+    /// What may come next.
+    private enum Expect {
+        /// Anything (a key, `=`, the rest of a value, a separator).
+        case anything
+        /// A value, after `=` (top level: on the same line).
+        case value
+        /// A value or the array's end, after `[` or `,` in an array.
+        case valueOrEnd
+        /// A key or the table's end, after `{` or `,` in an inline table.
+        case keyOrEnd
+    }
+
+    private struct Scanner {
+        let s: [Unicode.Scalar]
         var i = 0
-        func next(_ offset: Int) -> Unicode.Scalar? { i + offset < scalars.count ? scalars[i + offset] : nil }
-        while i < scalars.count {
-            let c = scalars[i]
-            if c == "\n" {
-                line += 1
-                lineStart = true
-                if state == .comment { state = .normal }
-                if state == .basic || state == .literal {
-                    return (line - 1, "a quoted string does not end on its line: close it with the same quote")
-                }
-                i += 1
-                continue
-            }
-            if c == "\u{FFFD}" {
-                return (line, "holds bytes that are not UTF-8 text; save the file as UTF-8")
-            }
-            switch state {
-            case .normal:
-                let startsLine = lineStart
-                if c != " " && c != "\t" && c != "\r" { lineStart = false }
-                if c == "[" && startsLine && valueDepth == 0 {
-                    // A table header: `[` or `[[`, blanks, then a key (toml++ asserts on anything else).
-                    var j = i + 1
-                    if j < scalars.count && scalars[j] == "[" { j += 1 }
-                    while j < scalars.count && (scalars[j] == " " || scalars[j] == "\t") { j += 1 }
-                    let first = j < scalars.count ? scalars[j] : "\n"
-                    let isKeyStart = first.isASCII && (first.properties.isAlphabetic || ("0"..."9").contains(first) || first == "-" || first == "_")
-                        || first == "\"" || first == "'" || first == "]"
-                    guard isKeyStart else {
-                        return (line, "has a table header without a name: write [name] or [[name]] with a key such as [motor]")
-                    }
-                    i = j
+        var line = 1
+        var nesting: [Nesting] = []
+        var expect = Expect.anything
+        var lineStart = true
+
+        init(_ s: [Unicode.Scalar]) { self.s = s }
+
+        func at(_ k: Int) -> Unicode.Scalar? { i + k < s.count ? s[i + k] : nil }
+
+        static func isKeyCharacter(_ c: Unicode.Scalar) -> Bool {
+            c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "-" || c == "_")
+        }
+
+        mutating func run() -> (line: Int, message: String)? {
+            while i < s.count {
+                let c = s[i]
+                if c == "\u{FFFD}" { return (line, "holds bytes that are not UTF-8 text; save the file as UTF-8") }
+                if c == "\n" {
+                    if expect == .value && nesting.isEmpty { return (line, "has a key without a value: write one after =") }
+                    line += 1
+                    lineStart = true
+                    i += 1
                     continue
                 }
-                if c == "[" || c == "{" { valueDepth += 1 }
-                if (c == "]" || c == "}") && valueDepth > 0 { valueDepth -= 1 }
+                if c == " " || c == "\t" || c == "\r" { i += 1; continue }
                 if c == "#" {
-                    state = .comment
-                } else if c == "\"" {
-                    if next(1) == "\"" && next(2) == "\"" { state = .multilineBasic; i += 2 } else { state = .basic }
-                } else if c == "'" {
-                    if next(1) == "'" && next(2) == "'" { state = .multilineLiteral; i += 2 } else { state = .literal }
-                } else if !c.isASCII {
-                    return (line, "has \"\(c)\" outside quotes: keys are ASCII letters, digits, - and _ (quote a key such as \"wéarer\", or a value)")
-                } else if c.value < 0x20 && c != "\t" && c != "\r" || c.value == 0x7F {
+                    if expect == .value && nesting.isEmpty { return (line, "has a key without a value: write one after =") }
+                    while i < s.count && s[i] != "\n" { i += 1 }
+                    continue
+                }
+                if c.value < 0x20 || c.value == 0x7F {
                     return (line, "has a control character (U+\(String(c.value, radix: 16, uppercase: true))) outside quotes")
                 }
-            case .comment:
-                break
-            case .basic:
-                if c == "\\" { i += 1 } else if c == "\"" { state = .normal }
-            case .literal:
-                if c == "'" { state = .normal }
-            case .multilineBasic:
-                if c == "\\" { i += 1 } else if c == "\"" && next(1) == "\"" && next(2) == "\"" { state = .normal; i += 2 }
-            case .multilineLiteral:
-                if c == "'" && next(1) == "'" && next(2) == "'" { state = .normal; i += 2 }
+                let startsLine = lineStart
+                lineStart = false
+                if c == "\"" || c == "'" {
+                    if let problem = skipString() { return problem }
+                    if expect != .anything { expect = .anything }
+                    continue
+                }
+                if !c.isASCII {
+                    return (line, "has \"\(c)\" outside quotes: keys are ASCII letters, digits, - and _ (quote a key such as \"wéarer\", or a value)")
+                }
+                if c == "[" && startsLine && nesting.isEmpty && expect == .anything {
+                    if let problem = skipTableHeaderStart() { return problem }
+                    continue
+                }
+                switch expect {
+                case .value, .valueOrEnd:
+                    if c == "]" && expect == .valueOrEnd && nesting.last == .array {
+                        nesting.removeLast()
+                        expect = .anything
+                    } else if c == "]" || c == "}" || c == "," || c == "=" {
+                        return (line, "has \"\(c)\" where a value must be: a value is missing")
+                    } else if c == "[" {
+                        nesting.append(.array)
+                        expect = .valueOrEnd
+                    } else if c == "{" {
+                        nesting.append(.inlineTable)
+                        expect = .keyOrEnd
+                    } else {
+                        expect = .anything
+                    }
+                case .keyOrEnd:
+                    if c == "}" {
+                        nesting.removeLast()
+                        expect = .anything
+                    } else if Self.isKeyCharacter(c) {
+                        expect = .anything
+                    } else {
+                        return (line, "has \"\(c)\" where an inline table needs a key")
+                    }
+                case .anything:
+                    switch c {
+                    case "=": expect = .value
+                    case ",":
+                        if nesting.last == .array { expect = .valueOrEnd } else if nesting.last == .inlineTable { expect = .keyOrEnd }
+                    case "]": if nesting.last == .array { nesting.removeLast() }
+                    case "}": if nesting.last == .inlineTable { nesting.removeLast() }
+                    case "[": nesting.append(.array); expect = .valueOrEnd
+                    case "{": nesting.append(.inlineTable); expect = .keyOrEnd
+                    default: break
+                    }
+                }
+                i += 1
+            }
+            return nil
+        }
+
+        /// Past a quoted string (basic or literal, one line or several); a problem when it
+        /// does not end.
+        mutating func skipString() -> (line: Int, message: String)? {
+            let quote = s[i]
+            let startLine = line
+            if at(1) == quote && at(2) == quote {
+                i += 3
+                while i < s.count {
+                    if s[i] == "\\" && quote == "\"" { i += 2; continue }
+                    if s[i] == "\n" { line += 1 }
+                    if s[i] == quote && at(1) == quote && at(2) == quote {
+                        i += 3
+                        while i < s.count && s[i] == quote { i += 1 }   // up to two quotes may end the content
+                        return nil
+                    }
+                    i += 1
+                }
+                return (startLine, "a multi-line string does not end: close it with \(quote)\(quote)\(quote)")
             }
             i += 1
+            while i < s.count && s[i] != "\n" {
+                if s[i] == "\\" && quote == "\"" { i += 2; continue }
+                if s[i] == quote { i += 1; return nil }
+                i += 1
+            }
+            return (line, "a quoted string does not end on its line: close it with the same quote")
         }
-        return nil
+
+        /// Past `[` or `[[` and blanks of a table header, to its key; a problem when no key
+        /// starts there.
+        mutating func skipTableHeaderStart() -> (line: Int, message: String)? {
+            var j = i + 1
+            if j < s.count && s[j] == "[" { j += 1 }
+            while j < s.count && (s[j] == " " || s[j] == "\t") { j += 1 }
+            let first = j < s.count ? s[j] : "\n"
+            guard Self.isKeyCharacter(first) || first == "\"" || first == "'" || first == "]" else {
+                return (line, "has a table header without a name: write [name] or [[name]] with a key such as [motor]")
+            }
+            i = j
+            return nil
+        }
     }
 }

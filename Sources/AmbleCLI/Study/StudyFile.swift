@@ -225,9 +225,10 @@ struct StudyKeyLines {
             if line.hasPrefix("[[") {
                 let name = line.dropFirst(2).prefix { $0 != "]" }.trimmingCharacters
                 let parts = name.split(separator: ".").map(String.init)
+                guard let last = parts.last else { continue }   // `[[]]`: the parser says what is wrong
                 // The parent is the element last written for the name's first parts.
                 let parent = parts.dropLast().isEmpty ? "" : (current[parts.dropLast().joined(separator: ".")] ?? parts.dropLast().joined(separator: "."))
-                let base = parent.isEmpty ? parts.last! : parent + "." + parts.last!
+                let base = parent.isEmpty ? last : parent + "." + last
                 let n = counts[base, default: 0] + 1
                 counts[base] = n
                 prefix = "\(base)[\(n)]"
