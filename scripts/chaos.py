@@ -812,8 +812,8 @@ def simulated_day(bins, template, work, hours, rng, report):
     if early is not None and late > early * 1.5 + 0.2:
         failures.append("CPU per band hour grew from %.2f s to %.2f s" % (early, late))
     cost = "CPU per band hour %.2f s (first hours) -> %.2f s (last hours)" % (early, late) if early is not None else "CPU per band hour: needs 3 hours"
-    report("a simulated day (%d band hours, walks and syncs)" % hours, syncs, ok, len(lost), doubled,
-           "%d walks; after the first hour -> end: RSS %d -> %d kB, open files %d -> %d; %s" % (walks, first[0], end[0], first[1], end[1], cost),
+    report("a simulated day (%d band hour%s, walks and syncs)" % (hours, "" if hours == 1 else "s"), syncs, ok, len(lost), doubled,
+           "%d walk%s; after the first hour -> end: RSS %d -> %d kB, open files %d -> %d; %s" % (walks, "" if walks == 1 else "s", first[0], end[0], first[1], end[1], cost),
            failures)
 
 
