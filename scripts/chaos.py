@@ -274,9 +274,14 @@ def copy_template(template, work, name):
 
 
 def cut_script(rng):
-    """A random stretch of practice: calibrations and walks with pauses."""
-    lines = ["0:01 press select", "+1 walk %d" % rng.randint(95, 120), "+%d stop" % rng.randint(35, 70),
-             "+2 press next", "+1 press select", "+1 press select", "+1 walk %d" % rng.randint(70, 100)]
+    """A random stretch of practice: a calibration (half the time; the template is calibrated
+    already) and a walk with one to three pauses. The times follow the band's screens: the
+    calibration's result shows at 64 s and leaves with next, the menu then offers Mindful Walk."""
+    if rng.random() < 0.5:
+        lines = ["0:01 press select", "+1 walk %d" % rng.randint(95, 120), "+65 stop", "+2 press next"]
+    else:
+        lines = ["0:01 press next"]
+    lines += ["+1 press select", "+1 press select", "+1 walk %d" % rng.randint(70, 100)]
     for _ in range(rng.randint(1, 3)):
         lines += ["+%d stop" % rng.randint(5, 30), "+1 press select", "+%d press select" % rng.randint(3, 15),
                   "+1 walk %d" % rng.randint(70, 110)]
@@ -309,7 +314,12 @@ def power_cuts(bins, template, work, count, rng, report):
             if during_sync and c == 0:
                 syncer = threading.Thread(target=amble, args=(bins, store, "sync", "--tcp", band.address, "--timeout", "3"))
                 syncer.start()
-            time.sleep(rng.uniform(0.05, 8.0) if c == 0 else rng.uniform(0.02, 1.0))
+            if c == 0 and rng.random() < 0.6:
+                # Most cuts fall in a walk: wait for it to start, then cut within a few seconds.
+                log_wait(log, r"mindful-walk session \d+ started", 20, band.proc, band.offset)
+                time.sleep(rng.uniform(0.05, 3.0))
+            else:
+                time.sleep(rng.uniform(0.05, 8.0) if c == 0 else rng.uniform(0.02, 1.0))
             killed_at = time.time()
             band.kill()
             if syncer:
@@ -325,6 +335,9 @@ def power_cuts(bins, template, work, count, rng, report):
                 ran = (killed_at - started_real) * speed
                 stored = band_sessions(db)[int(sid)][1]
                 cut_walks.append(ran - stored)
+                # The second under way, plus the log line's and the kill's timing (50 ms of real time).
+                if ran - stored > 1 + 0.05 * speed:
+                    problems.append("walk %s: %.1f s run, %d s stored" % (sid, ran, stored))
         check = integrity(db)
         if check != "ok":
             problems.append("integrity_check: " + check)
