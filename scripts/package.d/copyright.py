@@ -22,13 +22,13 @@ out = [
     " prints the same list.",
     "",
     "Files: *",
-    "Copyright: The Amble authors",
+    "Copyright: 2026 The Amble authors",
     "License: Apache-2.0",
     "",
 ]
 used = {"Apache-2.0"}
 expression = ["Apache-2.0"]
-copyright_lines, comment_lines = ["The Amble authors"], []
+copyright_lines, comment_lines = ["2026 The Amble authors"], []
 for c in components:
     lic = c["license"]
     name = c["name"]
