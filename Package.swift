@@ -7,7 +7,6 @@ import PackageDescription
 
 let package = Package(
     name: "Amble",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "ambled", targets: ["ambled"]),
         .executable(name: "amble", targets: ["amble"]),
@@ -41,8 +40,11 @@ let package = Package(
         // MARK: Hardware, at the edge
         /// Protocols only: I2C bus, GPIO lines, byte streams (serial, TCP), clocks, errors.
         .target(name: "AmbleHardware"),
-        /// The only target that imports Glibc and C libraries: /dev/i2c-N, libgpiod, termios, sockets.
-        .target(name: "AmbleLinux", dependencies: ["AmbleHardware", "CGPIOD", "CI2C"]),
+        /// Glibc for both programs: termios, sockets, signals, clock, data directory, sd_notify.
+        .target(name: "AmbleLinux", dependencies: ["AmbleHardware"]),
+        /// The band's buses and lines: /dev/i2c-N (libi2c) and GPIO chips (libgpiod 1.6). Apart
+        /// from AmbleLinux so that the companion `amble` links neither library.
+        .target(name: "AmbleLinuxHardware", dependencies: ["AmbleHardware", "AmbleLinux", "CGPIOD", "CI2C"]),
         /// Chip drivers that speak registers through `I2CBus`, plus motor and buttons over GPIO.
         .target(name: "AmbleDrivers", dependencies: ["AmbleHardware"]),
         /// Register-level emulators of the chips, an emulated I2C bus and simulated GPIO lines.
@@ -96,7 +98,7 @@ let package = Package(
         .target(name: "AmbleBoard", dependencies: ["AmbleModel", .product(name: "TOMLKit", package: "TOMLKit")]),
         /// The band: builds itself from a board file and runs the sampling loop.
         .target(name: "AmbleBand", dependencies: [
-            "AmbleHardware", "AmbleLinux", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
+            "AmbleHardware", "AmbleLinux", "AmbleLinuxHardware", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
             "AmbleSignal", "AmbleStateMachines", "AmbleModel", "AmbleBandStore", "AmbleStoreSupport", "AmbleSync",
             "AmbleBoard", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -116,7 +118,7 @@ let package = Package(
         /// Hardware-in-the-loop checks of the Linux layer, run by scripts/hil inside a VM
         /// against the kernel's i2c-stub and gpio-sim (see docs/hil.md).
         .executableTarget(name: "amble-hil", dependencies: [
-            "AmbleLinux", "AmbleHardware", "AmbleDrivers", "AmbleStateMachines",
+            "AmbleLinux", "AmbleLinuxHardware", "AmbleHardware", "AmbleDrivers", "AmbleStateMachines",
         ]),
         /// The step counter's cost on synthetic recordings (scripts/bench-steps); not a test.
         .executableTarget(name: "bench-steps", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
@@ -174,6 +176,6 @@ let package = Package(
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleHardware"]),
+        .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleLinuxHardware", "AmbleHardware"]),
     ]
 )

@@ -93,6 +93,10 @@ struct ThirdPartyComponent: Equatable {
         ThirdPartyComponent(
             name: "Swift runtime and Foundation", license: "Apache-2.0 WITH Swift-exception", source: "https://github.com/swiftlang/swift",
             licenseURL: "https://swift.org/LICENSE.txt", usedFor: "the language's runtime and standard library"),
+        ThirdPartyComponent(
+            name: "ICU (in swift-foundation-icu)", license: "Unicode-3.0", source: "https://github.com/swiftlang/swift-foundation-icu",
+            licenseURL: "https://github.com/unicode-org/icu/blob/main/LICENSE",
+            usedFor: "Foundation's locale and calendar data, linked into the programs with the static Swift runtime"),
     ]
 
     static func text(_ components: [ThirdPartyComponent]) -> String {

@@ -6,10 +6,10 @@ import Musl
 
 /// Every libc call of the Linux layer that can fail passes through here: EINTR is retried
 /// and the errno is captured at once, before anything else can overwrite it.
-enum Syscall {
+package enum Syscall {
     /// Runs `body` until it does not fail with EINTR; returns its result or throws its errno.
     @discardableResult
-    static func retrying<T: BinaryInteger>(_ body: () -> T) -> Result<T, Errno> {
+    package static func retrying<T: BinaryInteger>(_ body: () -> T) -> Result<T, Errno> {
         while true {
             let result = body()
             if result >= 0 { return .success(result) }
@@ -30,16 +30,16 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
         return "\(String(cString: text)) (errno \(code))"
     }
 
-    static var current: Errno { Errno(errno) }
+    package static var current: Errno { Errno(errno) }
 }
 
 /// Closes a descriptor, ignoring EINTR as Linux requires (the descriptor is gone either way).
-func closeDescriptor(_ fd: Int32) {
+package func closeDescriptor(_ fd: Int32) {
     _ = Glibc.close(fd)
 }
 
 /// Sets O_NONBLOCK on a descriptor.
-func setNonBlocking(_ fd: Int32) -> Result<Void, Errno> {
+package func setNonBlocking(_ fd: Int32) -> Result<Void, Errno> {
     let flags = fcntl(fd, F_GETFL)
     if flags < 0 { return .failure(.current) }
     if fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 { return .failure(.current) }
@@ -47,6 +47,6 @@ func setNonBlocking(_ fd: Int32) -> Result<Void, Errno> {
 }
 
 /// The text of a NUL-terminated C character buffer.
-func cString(_ buffer: [CChar]) -> String {
+package func cString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

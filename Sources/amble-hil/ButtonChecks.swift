@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AmbleHardware
 import AmbleLinux
+import AmbleLinuxHardware
 import AmbleStateMachines
 
 /// One change of a simulated button's pull, `atSeconds` after the scenario starts.

@@ -4,6 +4,7 @@ import Glibc
 import AmbleDrivers
 import AmbleHardware
 import AmbleLinux
+import AmbleLinuxHardware
 import AmbleStateMachines
 
 /// GPIO outputs through `LinuxGPIOOutput` (libgpiod) on the gpio-sim chip, watched through

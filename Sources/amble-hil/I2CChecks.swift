@@ -4,6 +4,7 @@ import Glibc
 import AmbleDrivers
 import AmbleHardware
 import AmbleLinux
+import AmbleLinuxHardware
 
 /// The chips both stubs emulate (init script: chip_addr=0x18,0x57) and what the init script
 /// preloads with busybox i2cset before this program starts.

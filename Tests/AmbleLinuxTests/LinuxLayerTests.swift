@@ -1,5 +1,6 @@
 import AmbleHardware
 import AmbleLinux
+import AmbleLinuxHardware
 import Testing
 
 struct HostPortTests {

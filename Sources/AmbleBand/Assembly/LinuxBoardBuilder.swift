@@ -2,6 +2,7 @@ import AmbleBoard
 import AmbleDrivers
 import AmbleHardware
 import AmbleLinux
+import AmbleLinuxHardware
 
 /// Real hardware (`platform = "linux"`): chips on /dev/i2c-N, the motor and buttons on GPIO
 /// character devices, the system clock.

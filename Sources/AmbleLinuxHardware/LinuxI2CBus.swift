@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AmbleHardware
+import AmbleLinux
 import CI2C
 
 /// An I2C bus on Linux: `/dev/i2c-N` through the i2c-dev driver.
