@@ -23,6 +23,8 @@ import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pairing import pair_comparing_codes  # noqa: E402
 BOARD = os.path.join(ROOT, "boards", "sim.toml")
 
 
@@ -224,28 +226,13 @@ def make_template(bins, work, raw=True):
     if not log_wait(log, r"screen: PAIR LAPTOP", 30, band.proc):
         band.kill()
         raise SystemExit("template: the band did not reach pairing mode; see " + log)
-    p = subprocess.Popen([os.path.join(bins, "amble"), "--store", store, "pair", "--tcp", band.address, "--name", "chaos"],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = ""
-    deadline = time.time() + 30
-    while time.time() < deadline and "[y/n]" not in out.lower():
-        ready, _, _ = select.select([p.stdout], [], [], 0.2)
-        if ready:
-            chunk = os.read(p.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            out += chunk.decode(errors="replace")
-    codes = re.findall(r"[0-9]{3} [0-9]{3}", out)
-    m = log_wait(log, r"CODE ([0-9]{3} [0-9]{3})", 5)
-    answer = "y\n" if codes and m and codes[0] == m.group(1) else "n\n"
-    try:
-        rest, _ = p.communicate(answer, timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        rest = ""
-    if p.returncode != 0:
+    def band_code():
+        m = log_wait(log, r"CODE ([0-9]{3} [0-9]{3})", 5)
+        return m.group(1) if m else None
+    status, out, _ = pair_comparing_codes([os.path.join(bins, "amble"), "--store", store, "pair", "--tcp", band.address, "--name", "chaos"], band_code)
+    if status != 0:
         band.kill()
-        raise SystemExit("template: pairing failed:\n" + out + rest)
+        raise SystemExit("template: pairing failed:\n" + out)
     if raw:
         code, _, err = amble(bins, store, "band", "settings", "set", "consent_raw_capture", "on", "--tcp", band.address)
         if code != 0:

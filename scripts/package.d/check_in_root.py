@@ -16,6 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from chaos import PAIR_SCRIPT, WALK_SCRIPT, log_wait  # noqa: E402
+from pairing import pair_comparing_codes  # noqa: E402
 
 ROOT, VERSION = sys.argv[1], sys.argv[2]
 ENV = ["/usr/bin/env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"]
@@ -121,27 +122,12 @@ check(code == 1 and ("not paired" in out + err or "pair a band first" in out + e
 
 paired = False
 if check(band.wait(r"screen: PAIR LAPTOP", 30) is not None, "the scripted wearer opens pairing mode", tail(log)):
-    p = subprocess.Popen(["chroot", ROOT] + ENV + ["HOME=/root", "/usr/bin/amble", "--store", STORE, "pair", "--tcp",
-                         band.address, "--name", "check-package"],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = ""
-    deadline = time.time() + 30
-    while time.time() < deadline and "[y/n]" not in out.lower():
-        ready, _, _ = select.select([p.stdout], [], [], 0.2)
-        if ready:
-            chunk = os.read(p.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            out += chunk.decode(errors="replace")
-    codes = re.findall(r"[0-9]{3} [0-9]{3}", out)
-    m = band.wait(r"CODE ([0-9]{3} [0-9]{3})", 5)
-    same = bool(codes and m and codes[0] == m.group(1))
-    try:
-        rest, _ = p.communicate("y\n" if same else "n\n", timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        rest = ""
-    paired = check(same and p.returncode == 0, "amble pair: the same code on both sides, paired", out + rest)
+    def band_code():
+        m = band.wait(r"CODE ([0-9]{3} [0-9]{3})", 5)
+        return m.group(1) if m else None
+    status, out, same = pair_comparing_codes(["chroot", ROOT] + ENV + ["HOME=/root", "/usr/bin/amble", "--store", STORE, "pair", "--tcp",
+                                              band.address, "--name", "check-package"], band_code)
+    paired = check(same and status == 0, "amble pair: the same code on both sides, paired", out)
 check(band.stop() == 0, "ambled stops cleanly at SIGTERM", tail(log))
 
 if paired:
