@@ -92,6 +92,7 @@ public enum TOMLText {
                         nesting.append(.inlineTable)
                         expect = .keyOrEnd
                     } else {
+                        if let problem = checkDateAndTime() { return problem }
                         expect = .anything
                     }
                 case .keyOrEnd:
@@ -146,6 +147,23 @@ public enum TOMLText {
                 i += 1
             }
             return (line, "a quoted string does not end on its line: close it with the same quote")
+        }
+
+        /// A bare value that looks like a date (it holds `-` or `:`) followed on its line by
+        /// more than a comment must be a date and a time, `YYYY-MM-DD HH:MM…`: toml++ asserts on
+        /// `2026-03-02 0` and `1/13-02-02 0` (found by fuzzing the study files).
+        func checkDateAndTime() -> (line: Int, message: String)? {
+            func digit(_ k: Int) -> Bool { at(k).map { ("0"..."9").contains($0) } ?? false }
+            var end = 0
+            while let c = at(end), c != " ", c != "\t", c != "\n", c != "\r", c != ",", c != "]", c != "}", c != "#" { end += 1 }
+            let token = s[i ..< i + end]
+            guard token.dropFirst().contains("-") || token.contains(":") else { return nil }
+            var k = end
+            while at(k) == " " || at(k) == "\t" { k += 1 }
+            guard k > end, let next = at(k), next != "\n", next != "#", next != "\r", next != ",", next != "]", next != "}" else { return nil }
+            let isDate = end == 10 && (0..<4).allSatisfy(digit) && at(4) == "-" && digit(5) && digit(6) && at(7) == "-" && digit(8) && digit(9)
+            if isDate && k == 11 && digit(11) && digit(12) && at(13) == ":" && digit(14) && digit(15) { return nil }
+            return (line, "has a date followed by something that is not a time: write 2026-03-02 or 2026-03-02 08:00:00")
         }
 
         /// Past `[` or `[[` and blanks of a table header, to its key; a problem when no key

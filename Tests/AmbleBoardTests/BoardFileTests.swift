@@ -129,6 +129,8 @@ struct BoardFileTests {
         ("line = 17", "line = { a = }", 11, "where a value must be"),
         ("line = 17", "line =", 11, "key without a value"),
         ("line = 17", "line = # none", 11, "key without a value"),
+        ("line = 17", "line = 2026-03-02 0", 11, "date followed by something that is not a time"),
+        ("line = 17", "line = 1/13-02-02 0", 11, "date followed by something that is not a time"),
     ])
     func textTheTOMLParserMustNotSeeIsRefusedWithTheLine(find: String, replace: String, line: Int, message: String) {
         let text = minimalBoard.replacingOccurrences(of: find, with: replace)
@@ -140,6 +142,7 @@ struct BoardFileTests {
     @Test func quotedTextMayHoldAnyCharacter() throws {
         let text = minimalBoard.replacingOccurrences(of: "name = \"Test band\"", with: "name = \"Bänd # ünö\" # cömment\n\"wéarer\" = 'x'\nnote = \"\"\"\né\n\"\"\"")
         #expect(TOMLText.problem(in: text) == nil)
+        #expect(TOMLText.problem(in: "start = 2026-03-02   # first day\nt = 1979-05-27 07:32:00\nd = [2026-03-02, 2026-03-03]\n") == nil)
         // Arrays in values may hold comments and lines that start with `[`.
         #expect(TOMLText.problem(in: "a = [\n  [1, 2], # pairs\n  [3, 4],\n]\n[table]\nb = { c = [1], d = {} }\ne = []\nf = '''\n[x]\n'''\n") == nil)
     }
