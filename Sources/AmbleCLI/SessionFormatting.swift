@@ -133,7 +133,7 @@ enum SessionText {
     /// A session a band was still recording at a sync: "still being recorded: mindful-walk
     /// since 2026-11-26 14:02 (12:05 so far at the sync); it comes with the first sync after it ends".
     static func recordingLine(kind: String, startUnixSeconds: Double, recordedSeconds: Int, band: String? = nil, time: LocalTime = .system) -> String {
-        "still being recorded\(band.map { " on \($0)" } ?? ""): \(printable(kind, maximum: 32)) since \(localDateTime(startUnixSeconds, in: time)) "
+        "still being recorded\(band.map { " on \($0)" } ?? ""): \(printableText(kind, maximum: 32)) since \(localDateTime(startUnixSeconds, in: time)) "
             + "(\(formatDuration(Double(recordedSeconds))) so far at the sync); it comes with the first sync after it ends"
     }
 
@@ -319,6 +319,3 @@ extension String {
     var replacingT: String { String(map { $0 == "T" ? " " : $0 }).replacingZ }
     var replacingZ: String { hasSuffix("Z") ? String(dropLast()) : self }
 }
-
-/// Text from a peer or a file, safe to print (`printableText`).
-func printable(_ text: String, maximum: Int = 80) -> String { printableText(text, maximum: maximum) }

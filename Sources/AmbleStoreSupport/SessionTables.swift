@@ -263,9 +263,9 @@ public func openDatabase(path: String?, readOnly: Bool = false) throws -> any Da
     guard let path else { return try DatabaseQueue(configuration: configuration) }
     try checkStoreFile(path: path)
     do {
-        if !readOnly && storeFileHasData(path: path) {
+        if !readOnly && (storeFileHasData(path: path) || storeFileHasData(path: path + "-wal")) {
             // Another program's database is refused before a writing connection (which sets
-            // WAL mode in the file's header) touches it.
+            // WAL mode in the file's header) touches it. A new file has nothing to look at.
             var looking = Configuration()
             looking.readonly = true
             try DatabaseQueue(path: path, configuration: looking).read { try refuseForeignDatabase($0, path: path) }
@@ -273,6 +273,7 @@ public func openDatabase(path: String?, readOnly: Bool = false) throws -> any Da
         let writer: any DatabaseWriter
         if readOnly {
             writer = try openForReading(path: path, configuration: configuration)
+            try writer.read { try refuseForeignDatabase($0, path: path) }
         } else {
             #if canImport(Glibc)
             // New files (the database, its WAL and shared-memory files) are created 0600. The
@@ -285,7 +286,6 @@ public func openDatabase(path: String?, readOnly: Bool = false) throws -> any Da
             for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
             #endif
         }
-        try writer.read { try refuseForeignDatabase($0, path: path) }
         return writer
     } catch let error as DatabaseError {
         throw StoreFileError(path: path, error)

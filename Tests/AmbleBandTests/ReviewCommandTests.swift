@@ -292,8 +292,8 @@ struct ReviewCommandTests {
     }
 
     @Test func untrustedTextIsPrintedWithoutControlCharacters() {
-        #expect(printable("walk\u{1B}[2J\u{07}") == "walk?[2J?")
-        #expect(printable(String(repeating: "x", count: 100), maximum: 10) == String(repeating: "x", count: 9) + "…")
+        #expect(printableText("walk\u{1B}[2J\u{07}") == "walk?[2J?")
+        #expect(printableText(String(repeating: "x", count: 100), maximum: 10) == String(repeating: "x", count: 9) + "…")
         #expect(SessionText.recordingLine(kind: "\u{1B}]0;pwned\u{07}", startUnixSeconds: 0, recordedSeconds: 1, time: paris).hasPrefix("still being recorded: ?]0;pwned? since"))
     }
 
