@@ -230,4 +230,66 @@ struct StepStagesTests {
         released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
         #expect(abs(released - 100) <= 3, "released \(released) of 100")
     }
+
+    /// A walk of 100 steps/min from 10 s to 70 s whose rhythm is lost for the frames centred in
+    /// `gap` while the wrist moves with `gapRMS` (below the noise floor: the wrist is still
+    /// there); after the gap, the stride is `strideAfter`.
+    func walkWithGap(_ gap: ClosedRange<Double>, gapRMS: Double, strideAfter: Double = 1.2) -> (released: Int, walkingSeconds: Double) {
+        var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
+        var released = 0
+        func moving(newest: Double) -> WalkTracker.Envelope {
+            var e = envelope(newest: newest, from: 10, to: 70)
+            guard gapRMS < 0.04 else { return e }
+            var values = RingBuffer(capacity: e.values.capacity, filling: 0.0)
+            for age in stride(from: e.values.count - 1, through: 0, by: -1) {
+                let t = newest - Double(age) / 25
+                values.append(gap.contains(t) ? 0.001 : e.values[age: age])
+            }
+            e.values = values
+            return e
+        }
+        for end in stride(from: 10.0, through: 90, by: 1) {
+            let centre = end - 5
+            let f: RhythmFrame
+            if centre > 12, centre < 68, !gap.contains(centre) {
+                f = frame(centre, base: centre < gap.lowerBound ? 1.2 : strideAfter, periodicity: 0.8, vote: 1)
+            } else if gap.contains(centre) {
+                f = frame(centre, base: nil, periodicity: 0, vote: 0, rms: gapRMS, followed: 0)
+            } else {
+                f = frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
+            }
+            released += tracker.process(f, envelope: moving(newest: end))
+        }
+        released += tracker.finish(envelope: moving(newest: 90))
+        return (released, tracker.walkingSeconds)
+    }
+
+    @Test("a walk that resumes at its pace within a window, the wrist moving all the while, is counted through the gap")
+    func resumedWalk() {
+        // The rhythm is lost for 15 windows: the walk's edges leave 6 s between them.
+        let bridged = walkWithGap(32 ... 46, gapRMS: 0.2)
+        #expect(abs(bridged.released - 100) <= 3, "released \(bridged.released) of 100")
+        #expect(abs(bridged.walkingSeconds - 60) <= 2, "walking \(bridged.walkingSeconds) s")
+        // A pace 20 % slower after the gap is still the same walk.
+        let slower = walkWithGap(32 ... 46, gapRMS: 0.2, strideAfter: 1.44)
+        #expect(abs(slower.walkingSeconds - 60) <= 2, "walking \(slower.walkingSeconds) s")
+    }
+
+    @Test("a gap is not walked when the wrist stopped, the pace changed by half as much again, or it lasted longer than a window")
+    func gapsNotBridged() {
+        let still = walkWithGap(32 ... 46, gapRMS: 0.01)
+        #expect(still.walkingSeconds < 50, "walking \(still.walkingSeconds) s")
+        let otherPace = walkWithGap(32 ... 46, gapRMS: 0.2, strideAfter: 0.8)
+        #expect(otherPace.walkingSeconds < 56, "walking \(otherPace.walkingSeconds) s")
+        let long = walkWithGap(26 ... 52, gapRMS: 0.2)
+        #expect(long.walkingSeconds < 46, "walking \(long.walkingSeconds) s")
+    }
+
+    @Test("a walk that ends and another that starts within a window do not count the steps between them twice")
+    func adjacentWalks() {
+        // Edges are searched half a window out from the last and first frames; with the wrist
+        // moving, both reach into a short gap (they overlapped by 4 s before).
+        let adjacent = walkWithGap(36 ... 40, gapRMS: 0.2, strideAfter: 0.8)
+        #expect(adjacent.walkingSeconds <= 61.5, "walking \(adjacent.walkingSeconds) s")
+    }
 }

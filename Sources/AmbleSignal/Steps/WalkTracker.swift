@@ -102,6 +102,14 @@ struct WalkTracker: Sendable {
 
     private var walk: Walk?
 
+    /// The walk that ended last: where it ended, its step period, and where a walk that
+    /// resumes it counts from (its end; its start when it was too short to count on its own).
+    /// A walk that resumes at its pace within a window is the same walk (`confirmedWalk`).
+    private var lastEnd: (seconds: Double, stepPeriodSeconds: Double, resumeFromSeconds: Double)?
+    /// How far a resumed walk's pace may differ from the one before the gap, as a share: the
+    /// walk's own pace varies that much (the cadence published is held within it too).
+    static let resumedPaceTolerance = 0.3
+
     /// Seconds of the walks counted so far, from each start to its end.
     private(set) var walkingSeconds = 0.0
 
@@ -126,6 +134,7 @@ struct WalkTracker: Sendable {
     /// Forgets everything (the stream restarted); steps not yet released are dropped.
     mutating func reset() {
         walk = nil
+        lastEnd = nil
         recent.removeAll(keepingCapacity: true)
     }
 
@@ -155,8 +164,22 @@ struct WalkTracker: Sendable {
         let support = 0.0
         let first = run.first!.centreSeconds
         let last = run.last!.centreSeconds
-        let start = edge(from: first, stepPeriod: stepPeriod, typicalOver: first ... Swift.max(first, envelope.newestSeconds),
+        var start = edge(from: first, stepPeriod: stepPeriod, typicalOver: first ... Swift.max(first, envelope.newestSeconds),
                          envelope: envelope, forward: false)
+        if let previous = lastEnd {
+            // A walk cannot start before the one before it ended: both edges are searched
+            // within half a window, and the steps between them would be counted twice.
+            start = Swift.max(start, previous.seconds)
+            // A walk that resumes at the pace of the one that just ended, the wrist moving all
+            // the while, is the same walk: its rhythm was too weak for a moment (a slow walk's,
+            // or one with a turn), and a rhythm takes a window to be seen again. The gap is
+            // walked.
+            if start - previous.seconds <= windowSeconds,
+               Self.same(stepPeriod, previous.stepPeriodSeconds, tolerance: Self.resumedPaceTolerance),
+               recent.allSatisfy({ $0.centreSeconds < previous.seconds || $0.rmsG >= parameters.noiseFloorG }) {
+                start = previous.resumeFromSeconds
+            }
+        }
         var walk = Walk(stepPeriodSeconds: stepPeriod, support: support, startSeconds: start,
                         countedThroughSeconds: start, releasedThroughSeconds: start, lastCentreSeconds: last)
         walk.accrue(through: last + hopSeconds / 2)
@@ -248,7 +271,7 @@ struct WalkTracker: Sendable {
         // the pace published last stands.
         // A reading near the one before is averaged with it (the last 4 s hold only a few
         // steps); one further off is a change of pace, taken as it is.
-        if let recent = frame.recentStrideSeconds.map({ $0 / 2 }), Self.same(recent, current.stepPeriodSeconds, tolerance: 0.3) {
+        if let recent = frame.recentStrideSeconds.map({ $0 / 2 }), Self.same(recent, current.stepPeriodSeconds, tolerance: Self.resumedPaceTolerance) {
             current.recentStepPeriodSeconds = current.recentStepPeriodSeconds.map {
                 Self.same($0, recent, tolerance: 0.05) ? ($0 + recent) / 2 : recent
             } ?? recent
@@ -296,6 +319,7 @@ struct WalkTracker: Sendable {
         walk = nil
         let total = stop > current.startSeconds ? current.steps(at: stop) : 0
         let final = Int((total + 0.5).rounded(.down))
+        lastEnd = (stop, current.stepPeriodSeconds, Double(final) >= parameters.minimumWalkSteps ? stop : current.startSeconds)
         guard Double(final) >= parameters.minimumWalkSteps else { return 0 }
         walkingSeconds += Swift.max(0, stop - current.startSeconds)
         return Swift.max(0, final - current.releasedSteps)
