@@ -152,6 +152,16 @@ struct ScoreSteps: ParsableCommand {
         }
         let threeAxis = set.pooled(base, devices: devices.filter { $0 != "Sensor Watch" })
         print("3-axis devices pooled: \(perHour(threeAxis)) false steps per hour")
+        print("")
+        print("cadence the band compares with the limit (median of the per-second values) against steps ÷ walking time,")
+        print("walks of more than 30 steps counted:")
+        let agreement = set.cadenceAgreement(base)
+        for device in devices {
+            let errors = agreement.filter { $0.device == device }.map { abs($0.ratio - 1) }.sorted()
+            guard !errors.isEmpty else { continue }
+            let within = errors.filter { $0 <= 0.03 }.count
+            print("  \(pad(device + ":", 14))within 3 % on \(within) of \(errors.count) walks; median difference \(fixed(100 * errors[errors.count / 2], 1)) %, largest \(fixed(100 * errors.last!, 1)) %")
+        }
         if !lodo.isEmpty {
             print("")
             print("leave-one-device-out: parameters chosen on the other devices")
@@ -275,6 +285,31 @@ struct LabelledSet: Sendable {
             output[i] = (counter.totalSteps, counter.walkingSeconds)
         }
         return Array(results)
+    }
+
+    /// For each walking recording of more than 30 counted steps: the median of the per-second
+    /// cadence the counter published while walking, over steps ÷ walking time (the issue's check
+    /// of the cadence the band compares with the limit).
+    func cadenceAgreement(_ parameters: StepCounter.Parameters) -> [(device: String, ratio: Double)] {
+        var out: [(device: String, ratio: Double)] = []
+        for recording in recordings where recording.label.kind == .walking {
+            var counter = StepCounter(parameters: parameters)
+            var cadences: [Double] = []
+            var nextSecond: Double?
+            for sample in recording.samples {
+                _ = counter.process(sample)
+                if nextSecond == nil { nextSecond = sample.timeSeconds + 1 }
+                while let due = nextSecond, sample.timeSeconds >= due {
+                    if counter.cadenceStepsPerMinute > 0 { cadences.append(counter.cadenceStepsPerMinute) }
+                    nextSecond = due + 1
+                }
+            }
+            _ = counter.finish()
+            guard counter.totalSteps > 30, counter.walkingSeconds > 0, !cadences.isEmpty else { continue }
+            cadences.sort()
+            out.append((recording.device, cadences[cadences.count / 2] / (Double(counter.totalSteps) / counter.walkingSeconds * 60)))
+        }
+        return out
     }
 
     func score(_ parameters: StepCounter.Parameters) -> SetFigures {
