@@ -292,4 +292,29 @@ struct StepStagesTests {
         let adjacent = walkWithGap(36 ... 40, gapRMS: 0.2, strideAfter: 0.8)
         #expect(adjacent.walkingSeconds <= 61.5, "walking \(adjacent.walkingSeconds) s")
     }
+
+    @Test("a clear rhythm without landings on its step must be clearer to start a walk")
+    func unlandedRhythm() {
+        func released(periodicity: Double, landings: Bool) -> Int {
+            var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
+            var released = 0
+            for end in stride(from: 10.0, through: 90, by: 1) {
+                let centre = end - 5
+                var f = frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
+                if centre > 12, centre < 68 {
+                    f = frame(centre, base: 1.2, periodicity: periodicity, vote: 1)
+                    f.heelStrikesOnStep = landings
+                }
+                released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            }
+            return released + tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        }
+        let parameters = StepCounter.Parameters.standard
+        // Above the start level by less than half the hysteresis: a walk only with landings.
+        let above = parameters.periodicityToStart + (parameters.periodicityToStart - parameters.periodicityToContinue) / 4
+        #expect(released(periodicity: above, landings: false) == 0)
+        #expect(abs(released(periodicity: above, landings: true) - 100) <= 3)
+        // Clear enough, a rhythm starts a walk without them.
+        #expect(abs(released(periodicity: 0.8, landings: false) - 100) <= 3)
+    }
 }

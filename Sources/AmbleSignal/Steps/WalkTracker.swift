@@ -2,8 +2,9 @@
 /// the steps of each walk as its cadence integrated over its duration.
 ///
 /// - **Start:** `confirmFrames` frames in a row whose rhythm is clear (periodicity at least
-///   `periodicityToStart`, or `periodicityToStartSlowWalk` below the slow-walk cadence) and
-///   agrees within `periodTolerance`; or, for a weak but steady rhythm, as many frames as it
+///   `periodicityToStart`, or `periodicityToStartSlowWalk` below the slow-walk cadence; half
+///   the way from `periodicityToContinue` to it more where the window's heel strikes do not
+///   fall on its step) and agrees within `periodTolerance`; or, for a weak but steady rhythm, as many frames as it
 ///   takes to gather the same evidence, each with heel strikes on its step (`gatheredRun`).
 /// - **Continue:** while the periodicity at the rhythm followed (at its period, or half or twice
 ///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
@@ -201,7 +202,11 @@ struct WalkTracker: Sendable {
         let votes = run.reduce(0.0) { $0 + $1.strideVote }
         let stepPeriod = votes > 0 ? median / 2 : median
         let clear = clearLevel(stepPeriod: stepPeriod)
-        guard run.allSatisfy({ $0.periodicity >= clear }) else { return nil }
+        // A walk shows a rhythm and landings one step apart; a rhythm without them is as often a
+        // hand's or a vehicle's, and must be clearer: by half the way from continuing to
+        // starting (a steering wheel's and a desk's rhythms stay just below the start level).
+        let unlanded = (parameters.periodicityToStart - parameters.periodicityToContinue) / 2
+        guard run.allSatisfy({ $0.periodicity >= clear + ($0.heelStrikesOnStep ? 0 : unlanded) }) else { return nil }
         return (run, stepPeriod)
     }
 
