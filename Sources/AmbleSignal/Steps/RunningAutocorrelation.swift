@@ -214,16 +214,33 @@ struct RunningAutocorrelation: Sendable {
     func normalized(into output: inout [Double]) {
         precondition(output.count >= lagCount)
         let lags = lagCount
+        if blocks == 5 {
+            // Four lags at a time in vector registers, the rest one by one.
+            blockR.withUnsafeBufferPointer { r in
+                output.withUnsafeMutableBufferPointer { out in
+                    let r0 = r.baseAddress! + blockRow(0), r1 = r.baseAddress! + blockRow(1), r2 = r.baseAddress! + blockRow(2)
+                    let r3 = r.baseAddress! + blockRow(3), r4 = r.baseAddress! + blockRow(4)
+                    func load(_ p: UnsafePointer<Double>, _ lag: Int) -> SIMD4<Double> {
+                        UnsafeRawPointer(p + lag).loadUnaligned(as: SIMD4<Double>.self)
+                    }
+                    var lag = 0
+                    while lag + 4 <= lags {
+                        let m = Self.medianOfFive(load(r0, lag), load(r1, lag), load(r2, lag), load(r3, lag), load(r4, lag))
+                        UnsafeMutableRawPointer(out.baseAddress! + lag).storeBytes(of: m, as: SIMD4<Double>.self)
+                        lag += 4
+                    }
+                    while lag < lags {
+                        out[lag] = Self.medianOfFive(r0[lag], r1[lag], r2[lag], r3[lag], r4[lag])
+                        lag += 1
+                    }
+                }
+            }
+            return
+        }
         let rows = (0 ..< blocks).map(blockRow)
         blockR.withUnsafeBufferPointer { r in
             output.withUnsafeMutableBufferPointer { out in
-                if blocks == 5 {
-                    let r0 = r.baseAddress! + rows[0], r1 = r.baseAddress! + rows[1], r2 = r.baseAddress! + rows[2]
-                    let r3 = r.baseAddress! + rows[3], r4 = r.baseAddress! + rows[4]
-                    for lag in 0 ..< lags {
-                        out[lag] = Self.medianOfFive(r0[lag], r1[lag], r2[lag], r3[lag], r4[lag])
-                    }
-                } else {
+                do {
                     for lag in 0 ..< lags {
                         out[lag] = Self.median(r, lag: lag, rows: rows)
                     }
@@ -235,14 +252,37 @@ struct RunningAutocorrelation: Sendable {
     /// The mean of the newest `count` blocks' normalised autocorrelations (block 0 is the
     /// newest): the rhythm of the last few seconds.
     func newestBlocks(_ count: Int, into output: inout [Double]) {
+        precondition(output.count >= lagCount)
         let lags = lagCount
         let n = Swift.min(Swift.max(count, 1), blocks)
-        let rows = (0 ..< n).map(blockRow)
-        for lag in 0 ..< lags {
-            var total = 0.0
-            for row in rows { total += blockR[row + lag] }
-            output[lag] = total / Double(n)
+        blockR.withUnsafeBufferPointer { r in
+            output.withUnsafeMutableBufferPointer { out in
+                // Block by block into the output (the same sums, in the same order, as lag by lag).
+                let first = r.baseAddress! + blockRow(0)
+                for lag in 0 ..< lags { out[lag] = 0 + first[lag] }
+                for b in 1 ..< n {
+                    let row = r.baseAddress! + blockRow(b)
+                    for lag in 0 ..< lags { out[lag] += row[lag] }
+                }
+                let scale = Double(n)
+                for lag in 0 ..< lags { out[lag] /= scale }
+            }
         }
+    }
+
+    /// The median of five values lane by lane, as `medianOfFive` of scalars (`Swift.min` and
+    /// `Swift.max` lane by lane: the same value chosen on ties).
+    @inline(__always)
+    static func medianOfFive(_ a: SIMD4<Double>, _ b: SIMD4<Double>, _ c: SIMD4<Double>, _ d: SIMD4<Double>, _ e: SIMD4<Double>) -> SIMD4<Double> {
+        typealias V = SIMD4<Double>
+        func min(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .< x) }
+        func max(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .>= x) }
+        let abLess = a .< b, cdLess = c .< d
+        let lowAB = b.replacing(with: a, where: abLess), highAB = a.replacing(with: b, where: abLess)
+        let lowCD = d.replacing(with: c, where: cdLess), highCD = c.replacing(with: d, where: cdLess)
+        let low = max(lowAB, lowCD)
+        let high = min(highAB, highCD)
+        return max(min(low, high), min(max(low, high), e))
     }
 
     /// The median of five values without sorting them (six comparisons).
