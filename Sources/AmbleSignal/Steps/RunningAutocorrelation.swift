@@ -32,10 +32,11 @@ struct RunningAutocorrelation: Sendable {
 
     /// The history, channel after channel, each written twice (at i and i + capacity), newest
     /// first: the newest `capacity` values are always one contiguous stretch from `position`
-    /// on, older ones at higher addresses (so the loops over lags run forwards).
+    /// on, older ones at higher addresses (so the loops over lags run forwards). After the
+    /// channels, kept the same way, the sum over them of the squared values: the energies
+    /// (from `squaresStart` on; one array, so that a sample is written with one access).
     private var history: [Double]
-    /// Sum over the channels of the squared values, kept like `history`: the energies.
-    private var squares: [Double]
+    private var squaresStart: Int { channels * 2 * capacity }
     private let capacity: Int
     private var position = 0
     /// Sums of x[n]·x[n-L] over each whole stretch: a ring of `blocks x stretchesPerBlock`
@@ -58,14 +59,13 @@ struct RunningAutocorrelation: Sendable {
         self.stretchLength = stretchLength
         paddedLagCount = (maximumLag + Self.lanes) / Self.lanes * Self.lanes
         capacity = blocks * stretchesPerBlock * stretchLength + paddedLagCount
-        history = [Double](repeating: 0, count: channels * 2 * capacity)
-        squares = [Double](repeating: 0, count: 2 * capacity)
+        history = [Double](repeating: 0, count: (channels + 1) * 2 * capacity)
         stretchSums = [Double](repeating: 0, count: blocks * stretchesPerBlock * paddedLagCount)
         blockR = [Double](repeating: 0, count: blocks * stretchesPerBlock * (maximumLag + 1))
     }
 
     /// Numbers held (constant memory).
-    var bufferElementCount: Int { history.count + squares.count + stretchSums.count + blockR.count }
+    var bufferElementCount: Int { history.count + stretchSums.count + blockR.count }
 
     /// Whether the window is full of whole stretches.
     var isFull: Bool { completedStretches >= stretches }
@@ -75,7 +75,6 @@ struct RunningAutocorrelation: Sendable {
 
     mutating func reset() {
         history.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        squares.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         stretchSums.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         position = 0
         filled = 0
@@ -88,15 +87,14 @@ struct RunningAutocorrelation: Sendable {
         let (position, capacity, channels) = (self.position, self.capacity, self.channels)
         var energy = 0.0
         for c in 0 ..< channels { energy += values[c] * values[c] }
-        squares.withUnsafeMutableBufferPointer { q in
-            q[position] = energy
-            q[position + capacity] = energy
-        }
         history.withUnsafeMutableBufferPointer { h in
+            let newest = h.baseAddress! + position
             for c in 0 ..< channels {
-                h[c * 2 * capacity + position] = values[c]
-                h[c * 2 * capacity + position + capacity] = values[c]
+                newest[c * 2 * capacity] = values[c]
+                newest[c * 2 * capacity + capacity] = values[c]
             }
+            newest[channels * 2 * capacity] = energy
+            newest[channels * 2 * capacity + capacity] = energy
         }
         filled += 1
         if filled == stretchLength {
@@ -159,29 +157,37 @@ struct RunningAutocorrelation: Sendable {
     private mutating func measureNewestBlock() {
         let lags = lagCount, paddedLags = paddedLagCount, stretches = self.stretches, length = blockLength
         let newestStretch = self.newestStretch, stretchesPerBlock = self.stretchesPerBlock
-        let position = self.position
-        squares.withUnsafeBufferPointer { q in
+        let start = squaresStart + position
+        history.withUnsafeBufferPointer { h in
             stretchSums.withUnsafeBufferPointer { sums in
                 blockR.withUnsafeMutableBufferPointer { r in
                     let row = r.baseAddress! + newestStretch * lags
-                    // The block's products: the sum of its stretches' rows.
-                    for lag in 0 ..< lags { row[lag] = 0 }
-                    for k in 0 ..< stretchesPerBlock {
+                    func products(_ k: Int) -> UnsafePointer<Double> {
                         var s = newestStretch - k
                         if s < 0 { s += stretches }
-                        let products = sums.baseAddress! + s * paddedLags
-                        for lag in 0 ..< lags { row[lag] += products[lag] }
+                        return sums.baseAddress! + s * paddedLags
+                    }
+                    // The block's products: the sum of its stretches' rows (two, spelled out, in
+                    // one pass with the normalisation).
+                    let (first, second) = (products(0), stretchesPerBlock > 1 ? products(1) : products(0))
+                    if stretchesPerBlock != 2 {
+                        for lag in 0 ..< lags { row[lag] = 0 }
+                        for k in 0 ..< stretchesPerBlock {
+                            let p = products(k)
+                            for lag in 0 ..< lags { row[lag] += p[lag] }
+                        }
                     }
                     // Energy of the block, and of its copy `lag` samples older, slid one lag at
                     // a time.
-                    let x = q.baseAddress! + position
+                    let x = h.baseAddress! + start
                     var energy = 0.0
                     for i in 0 ..< length { energy += x[i] }
                     var shifted = energy
                     for lag in 0 ..< lags {
                         if lag > 0 { shifted += x[length - 1 + lag] - x[lag - 1] }
+                        let sum = stretchesPerBlock == 2 ? 0 + first[lag] + second[lag] : row[lag]
                         let denominator = (energy * Swift.max(shifted, 0)).squareRoot()
-                        row[lag] = denominator > 1e-12 ? row[lag] / denominator : 0
+                        row[lag] = denominator > 1e-12 ? sum / denominator : 0
                     }
                 }
             }
