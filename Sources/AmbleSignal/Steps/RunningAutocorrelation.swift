@@ -85,16 +85,14 @@ struct RunningAutocorrelation: Sendable {
     mutating func append(_ values: SIMD4<Double>) {
         position = position == 0 ? capacity - 1 : position - 1
         let (position, capacity, channels) = (self.position, self.capacity, self.channels)
-        var energy = 0.0
-        for c in 0 ..< channels { energy += values[c] * values[c] }
         history.withUnsafeMutableBufferPointer { h in
             let newest = h.baseAddress! + position
-            for c in 0 ..< channels {
-                newest[c * 2 * capacity] = values[c]
-                newest[c * 2 * capacity + capacity] = values[c]
+            // The channel count spelled out, so that the loop over channels unrolls.
+            switch channels {
+            case 1: Self.write(values, channels: 1, to: newest, capacity: capacity)
+            case 3: Self.write(values, channels: 3, to: newest, capacity: capacity)
+            default: Self.write(values, channels: channels, to: newest, capacity: capacity)
             }
-            newest[channels * 2 * capacity] = energy
-            newest[channels * 2 * capacity + capacity] = energy
         }
         filled += 1
         if filled == stretchLength {
@@ -104,6 +102,19 @@ struct RunningAutocorrelation: Sendable {
             filled = 0
             completedStretches += 1
         }
+    }
+
+    /// Writes a sample's values and their energy (each twice) at `newest`.
+    @inline(__always)
+    private static func write(_ values: SIMD4<Double>, channels: Int, to newest: UnsafeMutablePointer<Double>, capacity: Int) {
+        var energy = 0.0
+        for c in 0 ..< channels {
+            energy += values[c] * values[c]
+            newest[c * 2 * capacity] = values[c]
+            newest[c * 2 * capacity + capacity] = values[c]
+        }
+        newest[channels * 2 * capacity] = energy
+        newest[channels * 2 * capacity + capacity] = energy
     }
 
     /// The stretch just completed: for every lag L, the sum of x[n]·x[n-L] over its samples,
