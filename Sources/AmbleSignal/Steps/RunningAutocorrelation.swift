@@ -193,12 +193,25 @@ struct RunningAutocorrelation: Sendable {
                     let x = h.baseAddress! + start
                     var energy = 0.0
                     for i in 0 ..< length { energy += x[i] }
+                    // At each lag one energy slides in (`entering[lag]`) and one out (`leaving[lag]`).
+                    let entering = x + (length - 1), leaving = x - 1
                     var shifted = energy
-                    for lag in 0 ..< lags {
-                        if lag > 0 { shifted += x[length - 1 + lag] - x[lag - 1] }
-                        let sum = stretchesPerBlock == 2 ? 0 + first[lag] + second[lag] : row[lag]
+                    func normalise(_ sum: Double, _ shifted: Double) -> Double {
                         let denominator = (energy * Swift.max(shifted, 0)).squareRoot()
-                        row[lag] = denominator > 1e-12 ? sum / denominator : 0
+                        return denominator > 1e-12 ? sum / denominator : 0
+                    }
+                    if stretchesPerBlock == 2 {
+                        row[0] = normalise(0 + first[0] + second[0], shifted)
+                        for lag in 1 ..< lags {
+                            shifted += entering[lag] - leaving[lag]
+                            row[lag] = normalise(0 + first[lag] + second[lag], shifted)
+                        }
+                    } else {
+                        row[0] = normalise(row[0], shifted)
+                        for lag in 1 ..< lags {
+                            shifted += entering[lag] - leaving[lag]
+                            row[lag] = normalise(row[lag], shifted)
+                        }
                     }
                 }
             }
