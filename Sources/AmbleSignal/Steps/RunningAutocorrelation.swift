@@ -119,10 +119,12 @@ struct RunningAutocorrelation: Sendable {
 
     /// The stretch just completed: for every lag L, the sum of x[n]·x[n-L] over its samples,
     /// oldest first, the channels in turn (the order a running sum would take), into its row
-    /// of `stretchSums`. Sixteen lags at a time, in vector registers.
+    /// of `stretchSums`. Sixteen lags at a time, in vector registers, the last few lags eight at a
+    /// time when eight are enough (103 lags: six runs of sixteen and one of eight, not seven of
+    /// sixteen).
     private mutating func sumNewestStretch() {
         let span = 2 * capacity, position = self.position, channels = self.channels, length = stretchLength
-        let lanes = Self.lanes, lags = paddedLagCount
+        let lanes = Self.lanes, lags = paddedLagCount, lagsRead = lagCount
         history.withUnsafeBufferPointer { h in
             stretchSums.withUnsafeMutableBufferPointer { s in
                 let row = s.baseAddress! + newestStretch * lags
@@ -131,7 +133,16 @@ struct RunningAutocorrelation: Sendable {
                 var firstLag = 0
                 while firstLag < lags {
                     // The channel count spelled out, so that the loop over channels unrolls.
-                    let total = switch channels {
+                    if lagsRead - firstLag <= lanes / 2 {
+                        let total: SIMD8<Double> = switch channels {
+                        case 1: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 1, span: span)
+                        case 3: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 3, span: span)
+                        default: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: channels, span: span)
+                        }
+                        UnsafeMutableRawPointer(row + firstLag).storeBytes(of: total, as: SIMD8<Double>.self)
+                        break
+                    }
+                    let total: SIMD16<Double> = switch channels {
                     case 1: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 1, span: span)
                     case 3: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 3, span: span)
                     default: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: channels, span: span)
@@ -143,18 +154,19 @@ struct RunningAutocorrelation: Sendable {
         }
     }
 
-    /// For the sixteen lags from `firstLag` on: the sum over `length` samples (from `oldest` on,
-    /// newer ones at lower addresses) and the channels (`span` apart) of x[n]·x[n-L].
+    /// For the sixteen (or eight) lags from `firstLag` on: the sum over `length` samples (from
+    /// `oldest` on, newer ones at lower addresses) and the channels (`span` apart) of x[n]·x[n-L].
     @inline(__always)
-    private static func products(oldest: UnsafePointer<Double>, length: Int, firstLag: Int, channels: Int, span: Int) -> SIMD16<Double> {
-        var total = SIMD16<Double>(repeating: 0)
+    private static func products<V: SIMD>(oldest: UnsafePointer<Double>, length: Int, firstLag: Int, channels: Int, span: Int) -> V
+    where V.Scalar == Double {
+        var total = V(repeating: 0)
         var x = oldest
         for _ in 0 ..< length {
             var channel = x
             for _ in 0 ..< channels {
                 // x[n] and the sixteen values `firstLag`... samples older.
-                let older = UnsafeRawPointer(channel + firstLag).loadUnaligned(as: SIMD16<Double>.self)
-                total += SIMD16(repeating: channel.pointee) * older
+                let older = UnsafeRawPointer(channel + firstLag).loadUnaligned(as: V.self)
+                total += V(repeating: channel.pointee) * older
                 channel += span
             }
             x -= 1
