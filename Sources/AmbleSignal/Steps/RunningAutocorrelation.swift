@@ -312,16 +312,16 @@ struct RunningAutocorrelation: Sendable {
         }
     }
 
-    /// The median of five values lane by lane, as `medianOfFive` of scalars (`Swift.min` and
-    /// `Swift.max` lane by lane: the same value chosen on ties).
+    /// The median of five values lane by lane, as `medianOfFive` of scalars. The minimum and
+    /// maximum are written as the SSE2 and NEON instructions take them (`x < y ? x : y`): on
+    /// finite values they choose what `Swift.min` and `Swift.max` choose.
     @inline(__always)
     static func medianOfFive(_ a: SIMD4<Double>, _ b: SIMD4<Double>, _ c: SIMD4<Double>, _ d: SIMD4<Double>, _ e: SIMD4<Double>) -> SIMD4<Double> {
         typealias V = SIMD4<Double>
-        func min(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .< x) }
-        func max(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .>= x) }
-        let abLess = a .< b, cdLess = c .< d
-        let lowAB = b.replacing(with: a, where: abLess), highAB = a.replacing(with: b, where: abLess)
-        let lowCD = d.replacing(with: c, where: cdLess), highCD = c.replacing(with: d, where: cdLess)
+        func min(_ x: V, _ y: V) -> V { y.replacing(with: x, where: x .< y) }
+        func max(_ x: V, _ y: V) -> V { y.replacing(with: x, where: x .> y) }
+        let lowAB = min(a, b), highAB = max(a, b)
+        let lowCD = min(c, d), highCD = max(c, d)
         let low = max(lowAB, lowCD)
         let high = min(highAB, highCD)
         return max(min(low, high), min(max(low, high), e))
