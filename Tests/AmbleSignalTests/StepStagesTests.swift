@@ -101,6 +101,19 @@ struct StepStagesTests {
         }
     }
 
+    @Test("the median of five, four lanes at once, as lane by lane")
+    func medianOfFiveLanes() {
+        var random = SeededRandom(seed: 3)
+        for _ in 0 ..< 500 {
+            // Few distinct values, so that ties are frequent.
+            let v = (0 ..< 5).map { _ in SIMD4((0 ..< 4).map { _ in (random.unit() * 6).rounded() - 3 }) }
+            let m = RunningAutocorrelation.medianOfFive(v[0], v[1], v[2], v[3], v[4])
+            for lane in 0 ..< 4 {
+                #expect(m[lane] == (0 ..< 5).map { v[$0][lane] }.sorted()[2], "\(v)")
+            }
+        }
+    }
+
     // MARK: RhythmAnalysis
 
     /// The block autocorrelation of a signal with the given period and shape, at 25 Hz.

@@ -98,29 +98,36 @@ struct GaitSignal: Sendable {
         let rawMagnitude = values[0]
         // On |a| alone the axes' lanes carry zeros, and what they hold is never read: a change
         // to three axes restarts the stream.
-        let filtered = filter.process(values)
-        var tick = Tick(timeSeconds: time, magnitude: clipped(0, filtered[0]), heelStrike: 0, clippedHeelStrike: 0, x: 0, y: 0, z: 0)
+        var filtered = filter.process(values)
+        var tick = Tick(timeSeconds: time, magnitude: 0, heelStrike: 0, clippedHeelStrike: 0, x: 0, y: 0, z: 0)
         recentMagnitude.append(rawMagnitude)
         if recentMagnitude.count == recentMagnitude.capacity {
             let h = heelStrikeHalfWidth
             tick.heelStrike = recentMagnitude[age: h] - 0.5 * (recentMagnitude[age: 0] + recentMagnitude[age: 2 * h])
         }
+        // On |a| alone the x axis's clipping state is free for the heel-strike signal.
+        if !hasAxes { filtered[1] = tick.heelStrike }
+        let clipped = clipped(filtered)
+        tick.magnitude = clipped[0]
         if hasAxes {
-            tick.x = clipped(1, filtered[1])
-            tick.y = clipped(2, filtered[2])
-            tick.z = clipped(3, filtered[3])
+            (tick.x, tick.y, tick.z) = (clipped[1], clipped[2], clipped[3])
         } else {
-            // On |a| alone the x axis's clipping state is free for the heel-strike signal.
-            tick.clippedHeelStrike = clipped(1, tick.heelStrike)
+            tick.clippedHeelStrike = clipped[1]
         }
         return tick
     }
 
-    /// `value` clipped at `clipRatio` times the recent mean absolute value of `lane`, which then
-    /// follows `value` (an exponential mean, `clipSmoothing` per tick).
-    private mutating func clipped(_ lane: Int, _ value: Double) -> Double {
-        let limit = clipRatio * Swift.max(meanAbsolute[lane], 0.01)
-        meanAbsolute[lane] += clipSmoothing * (abs(value) - meanAbsolute[lane])
-        return Swift.min(Swift.max(value, -limit), limit)
+    /// Each lane of `value` clipped at `clipRatio` times its recent mean absolute value, which
+    /// then follows it (an exponential mean, `clipSmoothing` per tick). The four lanes at once,
+    /// each as on its own (on |a| alone the last two carry the band-passed zeros, never read).
+    private mutating func clipped(_ value: SIMD4<Double>) -> SIMD4<Double> {
+        let floor = SIMD4<Double>(repeating: 0.01)
+        // `Swift.max(a, b)` and `Swift.min(a, b)` lane by lane: b where b >= a (max), b where b < a (min).
+        let limit = clipRatio * meanAbsolute.replacing(with: floor, where: floor .>= meanAbsolute)
+        let magnitude = value.replacing(with: -value, where: value .< 0)
+        meanAbsolute += clipSmoothing * (magnitude - meanAbsolute)
+        let low = -limit
+        let raised = value.replacing(with: low, where: low .>= value)
+        return raised.replacing(with: limit, where: limit .< raised)
     }
 }

@@ -38,10 +38,14 @@ struct RhythmAnalysis: Sendable {
     /// Lags searched for the base period, in samples: the shortest step to the longest stride.
     let shortestLag: Int
     let longestLag: Int
+    /// The half-width of the comb's search around each lag up to `maximumLag` (±4 %, at least
+    /// one sample), worked out once.
+    private let combSpreads: [Int]
 
     init(rateHz: Double, parameters: StepCounter.Parameters, maximumLag: Int) {
         self.rateHz = rateHz
         self.parameters = parameters
+        combSpreads = (0 ... maximumLag).map(Self.combSpread)
         shortestLag = Swift.max(2, Int((parameters.shortestStepSeconds * rateHz).rounded(.down)))
         longestLag = Swift.min(maximumLag - 1, Int((parameters.longestStrideSeconds * rateHz).rounded(.up)))
     }
@@ -63,7 +67,7 @@ struct RhythmAnalysis: Sendable {
                 for lag in shortest ... longest {
                     combs[lag] = -.infinity
                     if r[lag] >= r[lag - 1], r[lag] > r[lag + 1] {
-                        combs[lag] = Self.combPeriodicity(r, lag: lag)
+                        combs[lag] = combPeriodicity(r, lag: lag)
                         best = Swift.max(best, combs[lag])
                     }
                 }
@@ -88,17 +92,19 @@ struct RhythmAnalysis: Sendable {
     /// Mean over the multiples k·lag (k = 1, 2, ...) within the lags held of the largest `r`
     /// within ±4 % of each multiple (at least one sample).
     func combPeriodicity(_ r: [Double], lag: Int) -> Double {
-        r.withUnsafeBufferPointer { Self.combPeriodicity($0, lag: lag) }
+        r.withUnsafeBufferPointer { combPeriodicity($0, lag: lag) }
     }
 
-    private static func combPeriodicity(_ r: UnsafeBufferPointer<Double>, lag: Int) -> Double {
+    private static func combSpread(_ centre: Int) -> Int { Swift.max(1, Int((0.04 * Double(centre)).rounded(.up))) }
+
+    private func combPeriodicity(_ r: UnsafeBufferPointer<Double>, lag: Int) -> Double {
         let last = r.count - 2
         var total = 0.0
         var n = 0
         var k = 1
         while k * lag <= last {
             let centre = k * lag
-            let spread = Swift.max(1, Int((0.04 * Double(centre)).rounded(.up)))
+            let spread = centre < combSpreads.count ? combSpreads[centre] : Self.combSpread(centre)
             var peak = -Double.infinity
             for i in Swift.max(1, centre - spread) ... Swift.min(last, centre + spread) { peak = Swift.max(peak, r[i]) }
             total += peak

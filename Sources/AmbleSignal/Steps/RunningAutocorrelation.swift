@@ -32,10 +32,11 @@ struct RunningAutocorrelation: Sendable {
 
     /// The history, channel after channel, each written twice (at i and i + capacity), newest
     /// first: the newest `capacity` values are always one contiguous stretch from `position`
-    /// on, older ones at higher addresses (so the loops over lags run forwards).
+    /// on, older ones at higher addresses (so the loops over lags run forwards). After the
+    /// channels, kept the same way, the sum over them of the squared values: the energies
+    /// (from `squaresStart` on; one array, so that a sample is written with one access).
     private var history: [Double]
-    /// Sum over the channels of the squared values, kept like `history`: the energies.
-    private var squares: [Double]
+    private var squaresStart: Int { channels * 2 * capacity }
     private let capacity: Int
     private var position = 0
     /// Sums of x[n]·x[n-L] over each whole stretch: a ring of `blocks x stretchesPerBlock`
@@ -58,14 +59,13 @@ struct RunningAutocorrelation: Sendable {
         self.stretchLength = stretchLength
         paddedLagCount = (maximumLag + Self.lanes) / Self.lanes * Self.lanes
         capacity = blocks * stretchesPerBlock * stretchLength + paddedLagCount
-        history = [Double](repeating: 0, count: channels * 2 * capacity)
-        squares = [Double](repeating: 0, count: 2 * capacity)
+        history = [Double](repeating: 0, count: (channels + 1) * 2 * capacity)
         stretchSums = [Double](repeating: 0, count: blocks * stretchesPerBlock * paddedLagCount)
         blockR = [Double](repeating: 0, count: blocks * stretchesPerBlock * (maximumLag + 1))
     }
 
     /// Numbers held (constant memory).
-    var bufferElementCount: Int { history.count + squares.count + stretchSums.count + blockR.count }
+    var bufferElementCount: Int { history.count + stretchSums.count + blockR.count }
 
     /// Whether the window is full of whole stretches.
     var isFull: Bool { completedStretches >= stretches }
@@ -75,7 +75,6 @@ struct RunningAutocorrelation: Sendable {
 
     mutating func reset() {
         history.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        squares.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         stretchSums.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         position = 0
         filled = 0
@@ -86,16 +85,13 @@ struct RunningAutocorrelation: Sendable {
     mutating func append(_ values: SIMD4<Double>) {
         position = position == 0 ? capacity - 1 : position - 1
         let (position, capacity, channels) = (self.position, self.capacity, self.channels)
-        var energy = 0.0
-        for c in 0 ..< channels { energy += values[c] * values[c] }
-        squares.withUnsafeMutableBufferPointer { q in
-            q[position] = energy
-            q[position + capacity] = energy
-        }
         history.withUnsafeMutableBufferPointer { h in
-            for c in 0 ..< channels {
-                h[c * 2 * capacity + position] = values[c]
-                h[c * 2 * capacity + position + capacity] = values[c]
+            let newest = h.baseAddress! + position
+            // The channel count spelled out, so that the loop over channels unrolls.
+            switch channels {
+            case 1: Self.write(values, channels: 1, to: newest, capacity: capacity)
+            case 3: Self.write(values, channels: 3, to: newest, capacity: capacity)
+            default: Self.write(values, channels: channels, to: newest, capacity: capacity)
             }
         }
         filled += 1
@@ -108,12 +104,27 @@ struct RunningAutocorrelation: Sendable {
         }
     }
 
+    /// Writes a sample's values and their energy (each twice) at `newest`.
+    @inline(__always)
+    private static func write(_ values: SIMD4<Double>, channels: Int, to newest: UnsafeMutablePointer<Double>, capacity: Int) {
+        var energy = 0.0
+        for c in 0 ..< channels {
+            energy += values[c] * values[c]
+            newest[c * 2 * capacity] = values[c]
+            newest[c * 2 * capacity + capacity] = values[c]
+        }
+        newest[channels * 2 * capacity] = energy
+        newest[channels * 2 * capacity + capacity] = energy
+    }
+
     /// The stretch just completed: for every lag L, the sum of x[n]·x[n-L] over its samples,
     /// oldest first, the channels in turn (the order a running sum would take), into its row
-    /// of `stretchSums`. Sixteen lags at a time, in vector registers.
+    /// of `stretchSums`. Sixteen lags at a time, in vector registers, the last few lags eight at a
+    /// time when eight are enough (103 lags: six runs of sixteen and one of eight, not seven of
+    /// sixteen).
     private mutating func sumNewestStretch() {
         let span = 2 * capacity, position = self.position, channels = self.channels, length = stretchLength
-        let lanes = Self.lanes, lags = paddedLagCount
+        let lanes = Self.lanes, lags = paddedLagCount, lagsRead = lagCount
         history.withUnsafeBufferPointer { h in
             stretchSums.withUnsafeMutableBufferPointer { s in
                 let row = s.baseAddress! + newestStretch * lags
@@ -122,7 +133,16 @@ struct RunningAutocorrelation: Sendable {
                 var firstLag = 0
                 while firstLag < lags {
                     // The channel count spelled out, so that the loop over channels unrolls.
-                    let total = switch channels {
+                    if lagsRead - firstLag <= lanes / 2 {
+                        let total: SIMD8<Double> = switch channels {
+                        case 1: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 1, span: span)
+                        case 3: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 3, span: span)
+                        default: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: channels, span: span)
+                        }
+                        UnsafeMutableRawPointer(row + firstLag).storeBytes(of: total, as: SIMD8<Double>.self)
+                        break
+                    }
+                    let total: SIMD16<Double> = switch channels {
                     case 1: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 1, span: span)
                     case 3: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: 3, span: span)
                     default: Self.products(oldest: oldest, length: length, firstLag: firstLag, channels: channels, span: span)
@@ -134,18 +154,19 @@ struct RunningAutocorrelation: Sendable {
         }
     }
 
-    /// For the sixteen lags from `firstLag` on: the sum over `length` samples (from `oldest` on,
-    /// newer ones at lower addresses) and the channels (`span` apart) of x[n]·x[n-L].
+    /// For the sixteen (or eight) lags from `firstLag` on: the sum over `length` samples (from
+    /// `oldest` on, newer ones at lower addresses) and the channels (`span` apart) of x[n]·x[n-L].
     @inline(__always)
-    private static func products(oldest: UnsafePointer<Double>, length: Int, firstLag: Int, channels: Int, span: Int) -> SIMD16<Double> {
-        var total = SIMD16<Double>(repeating: 0)
+    private static func products<V: SIMD>(oldest: UnsafePointer<Double>, length: Int, firstLag: Int, channels: Int, span: Int) -> V
+    where V.Scalar == Double {
+        var total = V(repeating: 0)
         var x = oldest
         for _ in 0 ..< length {
             var channel = x
             for _ in 0 ..< channels {
                 // x[n] and the sixteen values `firstLag`... samples older.
-                let older = UnsafeRawPointer(channel + firstLag).loadUnaligned(as: SIMD16<Double>.self)
-                total += SIMD16(repeating: channel.pointee) * older
+                let older = UnsafeRawPointer(channel + firstLag).loadUnaligned(as: V.self)
+                total += V(repeating: channel.pointee) * older
                 channel += span
             }
             x -= 1
@@ -159,29 +180,50 @@ struct RunningAutocorrelation: Sendable {
     private mutating func measureNewestBlock() {
         let lags = lagCount, paddedLags = paddedLagCount, stretches = self.stretches, length = blockLength
         let newestStretch = self.newestStretch, stretchesPerBlock = self.stretchesPerBlock
-        let position = self.position
-        squares.withUnsafeBufferPointer { q in
+        let start = squaresStart + position
+        history.withUnsafeBufferPointer { h in
             stretchSums.withUnsafeBufferPointer { sums in
                 blockR.withUnsafeMutableBufferPointer { r in
                     let row = r.baseAddress! + newestStretch * lags
-                    // The block's products: the sum of its stretches' rows.
-                    for lag in 0 ..< lags { row[lag] = 0 }
-                    for k in 0 ..< stretchesPerBlock {
+                    func products(_ k: Int) -> UnsafePointer<Double> {
                         var s = newestStretch - k
                         if s < 0 { s += stretches }
-                        let products = sums.baseAddress! + s * paddedLags
-                        for lag in 0 ..< lags { row[lag] += products[lag] }
+                        return sums.baseAddress! + s * paddedLags
+                    }
+                    // The block's products: the sum of its stretches' rows (two, spelled out, in
+                    // one pass with the normalisation).
+                    let (first, second) = (products(0), stretchesPerBlock > 1 ? products(1) : products(0))
+                    if stretchesPerBlock != 2 {
+                        for lag in 0 ..< lags { row[lag] = 0 }
+                        for k in 0 ..< stretchesPerBlock {
+                            let p = products(k)
+                            for lag in 0 ..< lags { row[lag] += p[lag] }
+                        }
                     }
                     // Energy of the block, and of its copy `lag` samples older, slid one lag at
                     // a time.
-                    let x = q.baseAddress! + position
+                    let x = h.baseAddress! + start
                     var energy = 0.0
                     for i in 0 ..< length { energy += x[i] }
+                    // At each lag one energy slides in (`entering[lag]`) and one out (`leaving[lag]`).
+                    let entering = x + (length - 1), leaving = x - 1
                     var shifted = energy
-                    for lag in 0 ..< lags {
-                        if lag > 0 { shifted += x[length - 1 + lag] - x[lag - 1] }
+                    func normalise(_ sum: Double, _ shifted: Double) -> Double {
                         let denominator = (energy * Swift.max(shifted, 0)).squareRoot()
-                        row[lag] = denominator > 1e-12 ? row[lag] / denominator : 0
+                        return denominator > 1e-12 ? sum / denominator : 0
+                    }
+                    if stretchesPerBlock == 2 {
+                        row[0] = normalise(0 + first[0] + second[0], shifted)
+                        for lag in 1 ..< lags {
+                            shifted += entering[lag] - leaving[lag]
+                            row[lag] = normalise(0 + first[lag] + second[lag], shifted)
+                        }
+                    } else {
+                        row[0] = normalise(row[0], shifted)
+                        for lag in 1 ..< lags {
+                            shifted += entering[lag] - leaving[lag]
+                            row[lag] = normalise(row[lag], shifted)
+                        }
                     }
                 }
             }
@@ -214,16 +256,33 @@ struct RunningAutocorrelation: Sendable {
     func normalized(into output: inout [Double]) {
         precondition(output.count >= lagCount)
         let lags = lagCount
+        if blocks == 5 {
+            // Four lags at a time in vector registers, the rest one by one.
+            blockR.withUnsafeBufferPointer { r in
+                output.withUnsafeMutableBufferPointer { out in
+                    let r0 = r.baseAddress! + blockRow(0), r1 = r.baseAddress! + blockRow(1), r2 = r.baseAddress! + blockRow(2)
+                    let r3 = r.baseAddress! + blockRow(3), r4 = r.baseAddress! + blockRow(4)
+                    func load(_ p: UnsafePointer<Double>, _ lag: Int) -> SIMD4<Double> {
+                        UnsafeRawPointer(p + lag).loadUnaligned(as: SIMD4<Double>.self)
+                    }
+                    var lag = 0
+                    while lag + 4 <= lags {
+                        let m = Self.medianOfFive(load(r0, lag), load(r1, lag), load(r2, lag), load(r3, lag), load(r4, lag))
+                        UnsafeMutableRawPointer(out.baseAddress! + lag).storeBytes(of: m, as: SIMD4<Double>.self)
+                        lag += 4
+                    }
+                    while lag < lags {
+                        out[lag] = Self.medianOfFive(r0[lag], r1[lag], r2[lag], r3[lag], r4[lag])
+                        lag += 1
+                    }
+                }
+            }
+            return
+        }
         let rows = (0 ..< blocks).map(blockRow)
         blockR.withUnsafeBufferPointer { r in
             output.withUnsafeMutableBufferPointer { out in
-                if blocks == 5 {
-                    let r0 = r.baseAddress! + rows[0], r1 = r.baseAddress! + rows[1], r2 = r.baseAddress! + rows[2]
-                    let r3 = r.baseAddress! + rows[3], r4 = r.baseAddress! + rows[4]
-                    for lag in 0 ..< lags {
-                        out[lag] = Self.medianOfFive(r0[lag], r1[lag], r2[lag], r3[lag], r4[lag])
-                    }
-                } else {
+                do {
                     for lag in 0 ..< lags {
                         out[lag] = Self.median(r, lag: lag, rows: rows)
                     }
@@ -235,14 +294,37 @@ struct RunningAutocorrelation: Sendable {
     /// The mean of the newest `count` blocks' normalised autocorrelations (block 0 is the
     /// newest): the rhythm of the last few seconds.
     func newestBlocks(_ count: Int, into output: inout [Double]) {
+        precondition(output.count >= lagCount)
         let lags = lagCount
         let n = Swift.min(Swift.max(count, 1), blocks)
-        let rows = (0 ..< n).map(blockRow)
-        for lag in 0 ..< lags {
-            var total = 0.0
-            for row in rows { total += blockR[row + lag] }
-            output[lag] = total / Double(n)
+        blockR.withUnsafeBufferPointer { r in
+            output.withUnsafeMutableBufferPointer { out in
+                // Block by block into the output (the same sums, in the same order, as lag by lag).
+                let first = r.baseAddress! + blockRow(0)
+                for lag in 0 ..< lags { out[lag] = 0 + first[lag] }
+                for b in 1 ..< n {
+                    let row = r.baseAddress! + blockRow(b)
+                    for lag in 0 ..< lags { out[lag] += row[lag] }
+                }
+                let scale = Double(n)
+                for lag in 0 ..< lags { out[lag] /= scale }
+            }
         }
+    }
+
+    /// The median of five values lane by lane, as `medianOfFive` of scalars. The minimum and
+    /// maximum are written as the SSE2 and NEON instructions take them (`x < y ? x : y`): on
+    /// finite values they choose what `Swift.min` and `Swift.max` choose.
+    @inline(__always)
+    static func medianOfFive(_ a: SIMD4<Double>, _ b: SIMD4<Double>, _ c: SIMD4<Double>, _ d: SIMD4<Double>, _ e: SIMD4<Double>) -> SIMD4<Double> {
+        typealias V = SIMD4<Double>
+        func min(_ x: V, _ y: V) -> V { y.replacing(with: x, where: x .< y) }
+        func max(_ x: V, _ y: V) -> V { y.replacing(with: x, where: x .> y) }
+        let lowAB = min(a, b), highAB = max(a, b)
+        let lowCD = min(c, d), highCD = max(c, d)
+        let low = max(lowAB, lowCD)
+        let high = min(highAB, highCD)
+        return max(min(low, high), min(max(low, high), e))
     }
 
     /// The median of five values without sorting them (six comparisons).

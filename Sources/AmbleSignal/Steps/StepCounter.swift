@@ -219,13 +219,19 @@ public struct StepCounter: Sendable {
         // Whether the window's heel strikes fall on the base period or on half of it: on |a|
         // alone, evidence for step or stride (with three axes the arm's turns tell it better).
         let windowStart = time - Double(window) / rate
-        let onBase = heelStrikes.confirm(stepPeriod: period, from: windowStart, to: time)
-        let onHalf = heelStrikes.confirm(stepPeriod: period / 2, from: windowStart, to: time)
-        let heelEvidence = axes || onHalf == onBase ? 0.0 : (onHalf ? 1 : -1)
-        frame.strideVote = analysis.strideVote(period: period, vector: axes ? vectorR : nil,
-                                               magnitudeSpectrumRatio: axes ? nil : spectrumRatio(period: period), rmsG: rms,
-                                               heelStrikeEvidence: heelEvidence)
-        frame.heelStrikesOnStep = frame.strideVote > 0 ? onHalf : onBase
+        if axes {
+            // The vote does not take them: only the reading it chooses is confirmed.
+            frame.strideVote = analysis.strideVote(period: period, vector: vectorR, magnitudeSpectrumRatio: nil, rmsG: rms)
+            let step = frame.strideVote > 0 ? period / 2 : period
+            frame.heelStrikesOnStep = heelStrikes.confirm(stepPeriod: step, from: windowStart, to: time)
+        } else {
+            let onBase = heelStrikes.confirm(stepPeriod: period, from: windowStart, to: time)
+            let onHalf = heelStrikes.confirm(stepPeriod: period / 2, from: windowStart, to: time)
+            let heelEvidence = onHalf == onBase ? 0.0 : (onHalf ? 1 : -1)
+            frame.strideVote = analysis.strideVote(period: period, vector: nil, magnitudeSpectrumRatio: spectrumRatio(period: period),
+                                                   rmsG: rms, heelStrikeEvidence: heelEvidence)
+            frame.heelStrikesOnStep = frame.strideVote > 0 ? onHalf : onBase
+        }
         let vertical = axes ? magnitudeEnergy / Swift.max(vectorCorrelation.windowEnergy, 1e-12) : 1
         let stepRate = 60 / (frame.stepPeriodSeconds ?? .infinity)
         frame.isCandidate = rms >= parameters.noiseFloorG && vertical >= parameters.verticalShare
