@@ -801,6 +801,11 @@ def simulated_day(bins, template, work, hours, rng, report):
     fd_growth = end[1] - first[1]
     if walks < hours:
         failures.append("%d walks stored of %d" % (walks, hours))
+    # The reminder is set for 09:00 every day: a whole band day crosses it once (a wearer at rest
+    # then, between the hourly walks), so it must have been shown.
+    reminders = re.findall(r"reminder due: ([^\n]*)", open(log, errors="replace").read())
+    if hours >= 24 and not any(outcome.strip().startswith("shown") for outcome in reminders):
+        failures.append("the 09:00 reminder was not shown (%s)" % (", ".join(reminders) or "never due"))
     if ok < syncs:
         failures.append("%d of %d syncs failed" % (syncs - ok, syncs))
     if lost or doubled:
@@ -813,7 +818,9 @@ def simulated_day(bins, template, work, hours, rng, report):
         failures.append("CPU per band hour grew from %.2f s to %.2f s" % (early, late))
     cost = "CPU per band hour %.2f s (first hours) -> %.2f s (last hours)" % (early, late) if early is not None else "CPU per band hour: needs 3 hours"
     report("a simulated day (%d band hour%s, walks and syncs)" % (hours, "" if hours == 1 else "s"), syncs, ok, len(lost), doubled,
-           "%d walk%s; after the first hour -> end: RSS %d -> %d kB, open files %d -> %d; %s" % (walks, "" if walks == 1 else "s", first[0], end[0], first[1], end[1], cost),
+           "%d walk%s; after the first hour -> end: RSS %d -> %d kB, open files %d -> %d; %s; reminders: %s" % (
+               walks, "" if walks == 1 else "s", first[0], end[0], first[1], end[1], cost,
+               ", ".join(r.strip() for r in reminders) or ("none due" if hours >= 24 else "none due (checked on a whole day)")),
            failures)
 
 

@@ -269,7 +269,21 @@ public final class Band {
         guard practice.reminders.settings.reminders else { return }
         let reminder = practice.checkReminder(unixSeconds: date, utcOffsetSeconds: utcOffsetSeconds(date))
         if reminder.stateChanged { recorder.saveReminderState(practice.reminders.state) }
+        if !reminder.actions.isEmpty { logger.notice("reminder due: \(Self.reminderOutcome(reminder.actions))") }
         perform(reminder.actions, now: bandSeconds)
+    }
+
+    /// What became of a reminder that fell due, for the log: shown, or why not.
+    static func reminderOutcome(_ actions: [PracticeAction]) -> String {
+        for action in actions {
+            switch action {
+            case .show: return "shown"
+            case .dismissReminder: return "not shown, a walk is under way"
+            case .snoozeReminder(let minutes): return "snoozed for \(minutes) min, the wearer is busy"
+            default: continue
+            }
+        }
+        return "no action"
     }
 
     /// Carries out what the practice asked for.
