@@ -682,6 +682,10 @@ SENSOR_SCRIPT = """0:01 press select
 +60 plug heart-rate
 +20 flaky heart-rate 0.3
 +20 flaky heart-rate 0
++20 stall heart-rate
++30 unstall heart-rate
++20 stall accelerometer
++30 unstall accelerometer
 +20 stop
 +2 hold select 1.5
 +5 end
@@ -711,8 +715,8 @@ def sensor_faults(bins, template, work, report):
     c.close()
     # The walk starts 4 s after its line (+1 press select, then a 3 s countdown); fault windows
     # in walk seconds, from the script.
-    acc_faults = [(20, 40), (60, 80), (100, 160)]
-    hr_faults = [(180, 240), (260, 280)]
+    acc_faults = [(20, 40), (60, 80), (100, 160), (350, 380)]
+    hr_faults = [(180, 240), (260, 280), (300, 330)]
 
     def inside(t, windows, margin):
         return any(a - margin <= t <= b + margin for a, b in windows)
@@ -726,10 +730,16 @@ def sensor_faults(bins, template, work, report):
         failures.append("gaps outside the faults at walk seconds %s" % stray[:10])
     if marked < len(unplugged_acc) * 0.9:
         failures.append("only %d of %d seconds without the accelerometer marked as gaps" % (marked, len(unplugged_acc)))
+    # A stalled sensor answers but samples nothing: every second of the stall is a gap.
+    for name, gaps, (a, b) in (("heart-rate", hr_gaps, (300, 330)), ("accelerometer", acc_gaps, (350, 380))):
+        seconds = range(a + 3, b - 1)
+        stalled_marked = sum(1 for t in seconds if t in set(gaps))
+        if stalled_marked < len(seconds) * 0.9:
+            failures.append("only %d of %d seconds of the stalled %s marked as gaps" % (stalled_marked, len(seconds), name))
     if after < 100:
         failures.append("%d steps after the accelerometer came back" % after)
     flaky = sum(1 for t in acc_gaps if 20 <= t <= 40)
-    report("sensor faults (5 % and 30 % failed transfers, wedged, unplugged)", 1, 0 if failures else 1, 0, 0,
+    report("sensor faults (5 % and 30 % failed transfers, wedged, unplugged, stalled)", 1, 0 if failures else 1, 0, 0,
            "%d s walk; gaps: accelerometer %d s, heart rate %d s (%d of 21 s at 5 %% failed transfers)" % (len(rows), len(acc_gaps), len(hr_gaps), flaky),
            failures)
 

@@ -11,7 +11,7 @@ import AmbleHardware
 /// modes, cleared by reading data); any read of DATAX0...DATAZ1 pops one FIFO entry, however
 /// many of the six bytes it reads; multi-byte reads and writes auto-increment the register.
 /// Reserved registers 0x01...0x1C refuse writes with an I/O error.
-public final class ADXL345Emulator: I2CDeviceEmulator {
+public final class ADXL345Emulator: StallableEmulator {
     public enum Register {
         public static let deviceID: UInt8 = 0x00
         public static let bandwidthRate: UInt8 = 0x2C

@@ -14,6 +14,12 @@ public protocol I2CDeviceEmulator: AnyObject {
     func powerOnReset()
 }
 
+/// A chip whose sampling can be frozen (fault injection): while `fifoStuck` is true the chip
+/// answers as usual, but no new sample enters its FIFO; what it should have sampled is lost.
+public protocol StallableEmulator: I2CDeviceEmulator {
+    var fifoStuck: Bool { get set }
+}
+
 /// A failure an emulated bus produces, like the kernel would.
 public enum EmulatedBusFault: Error, Equatable, Sendable {
     /// Nothing acknowledged the address.

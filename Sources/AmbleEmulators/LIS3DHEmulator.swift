@@ -8,7 +8,7 @@ import AmbleHardware
 /// stream modes with the watermark; FIFO_SRC_REG level, EMPTY, WTM and OVRN; STATUS_REG
 /// ZYXDA/ZYXOR; multi-byte reads with the auto-increment bit (0x80) of the sub-address,
 /// rolling back from OUT_Z_H to OUT_X_L while the FIFO is enabled, each pass popping a sample.
-public final class LIS3DHEmulator: I2CDeviceEmulator {
+public final class LIS3DHEmulator: StallableEmulator {
     public enum Register {
         public static let whoAmI: UInt8 = 0x0F
         public static let ctrl1: UInt8 = 0x20
@@ -36,7 +36,9 @@ public final class LIS3DHEmulator: I2CDeviceEmulator {
     private var dataReady = false
 
     /// Fault injection: while true the FIFO neither fills nor empties (a wedged chip).
-    public var fifoStuck = false
+    public var fifoStuck = false {
+        willSet { catchUp() }  // samples due before the fault are in
+    }
     /// Samples the chip produced since it was created (for tests).
     public private(set) var samplesProduced = 0
 

@@ -10,7 +10,7 @@ import AmbleHardware
 /// FIFO with its write and read pointers, the overflow counter (samples lost while full), and
 /// FIFO_DATA reads that do not advance the register pointer; INT_STATUS_1 A_FULL/PPG_RDY,
 /// cleared on read; the die temperature.
-public final class MAX30102Emulator: I2CDeviceEmulator {
+public final class MAX30102Emulator: StallableEmulator {
     public enum Register {
         public static let interruptStatus1: UInt8 = 0x00
         public static let interruptStatus2: UInt8 = 0x01
@@ -45,7 +45,9 @@ public final class MAX30102Emulator: I2CDeviceEmulator {
     private var averaging: [(Double, Double)] = []
 
     /// Fault injection: while true no sample enters the FIFO and pointers stay put.
-    public var fifoStuck = false
+    public var fifoStuck = false {
+        willSet { catchUp() }  // samples due before the fault are in
+    }
     /// Die temperature in degrees Celsius reported when a measurement is started.
     public var dieTemperatureCelsius = 31.5
 

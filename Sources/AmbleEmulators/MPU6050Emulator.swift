@@ -15,7 +15,7 @@ import AmbleHardware
 /// and repeat the last byte when empty; INT_STATUS FIFO_OFLOW_INT and DATA_RDY_INT, set only
 /// when enabled in INT_ENABLE and cleared when INT_STATUS is read. Writes above WHO_AM_I are
 /// refused with an I/O error.
-public final class MPU6050Emulator: I2CDeviceEmulator {
+public final class MPU6050Emulator: StallableEmulator {
     public enum Register {
         public static let sampleRateDivider: UInt8 = 0x19
         public static let config: UInt8 = 0x1A

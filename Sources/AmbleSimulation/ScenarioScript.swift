@@ -18,6 +18,8 @@ import Foundation
 ///     +0     flaky heart-rate 0.2    # a fifth of its transfers fail with EIO (flaky ... 0 ends it)
 ///     +0     wedge accelerometer     # it answers every read with zeros: an empty FIFO, a
 ///                                    # wrong chip id (unwedge ... brings it back)
+///     +0     stall heart-rate        # it answers as usual but samples nothing: its FIFO stays
+///                                    # empty, even after a reset (unstall ... brings it back)
 ///     +0     answer yes          # the next question the band asks (pair? delete?) gets select
 ///                                # 1 s after it shows (answer no: back): the wearer checks the
 ///                                # code the laptop shows, or that the wipe is wanted
@@ -42,6 +44,9 @@ public struct ScenarioScript: Equatable, Sendable {
         case flaky(Sensor, share: Double)
         /// The sensor answers every read with zeros (a wedged chip), or answers again.
         case wedge(Sensor, wedged: Bool)
+        /// The sensor answers as usual but no sample enters its FIFO (its sampling froze), or
+        /// samples again.
+        case stall(Sensor, stalled: Bool)
         /// The wearer answers the band's next question (pairing code, wipe) with select or back.
         case answer(yes: Bool)
         case end
@@ -124,12 +129,14 @@ public struct ScenarioScript: Equatable, Sendable {
             case "flaky": action = .flaky(try sensor(0), share: try number(1, "a share of failed transfers from 0 to 1", 0...1))
             case "wedge": action = .wedge(try sensor(0), wedged: true)
             case "unwedge": action = .wedge(try sensor(0), wedged: false)
+            case "stall": action = .stall(try sensor(0), stalled: true)
+            case "unstall": action = .stall(try sensor(0), stalled: false)
             case "answer":
                 guard let word = arguments.first, word == "yes" || word == "no" else { throw fail("answer needs yes or no") }
                 action = .answer(yes: word == "yes")
             case "end": action = .end
             default:
-                throw fail("unknown action \"\(words[1])\"; use press, hold, walk, stop, hr, wrist, unplug, plug, flaky, wedge, unwedge, answer or end")
+                throw fail("unknown action \"\(words[1])\"; use press, hold, walk, stop, hr, wrist, unplug, plug, flaky, wedge, unwedge, stall, unstall, answer or end")
             }
             steps.append(Step(timeSeconds: time, action: action, line: lineNumber))
             previous = time

@@ -169,6 +169,52 @@ struct BandScenarioTests {
         #expect(walk.summary.steps <= 62, "\(walk.summary.steps) steps in all: 40 s at 86 steps/min is 57")
     }
 
+    @Test func aStalledAccelerometerIsReinitialisedAndItsSecondsAreGaps() throws {
+        // The chip answers (its id, its registers) but samples nothing, even after a reset: the
+        // band re-initialises it every time it delivers nothing for a while, marks the seconds
+        // as gaps, and counts again once it samples.
+        let script = """
+        0:01   press select
+        +1     walk 110
+        +36    stop
+        +2     press next
+        +1     press select
+        +1     press select
+        +1     walk 86
+        +20    stall accelerometer
+        +15    unstall accelerometer
+        +20    stop
+        +1     hold select 1.5
+        +4     end
+        """
+        let run = try ScenarioRun(script: script)
+        run.run(seconds: 120)
+        #expect(run.log.contains("accelerometer stalled"))
+        #expect(run.log.contains("delivered no data"), "the stall is noticed")
+        let sessions = try run.band.store.finishedSessions()
+        try #require(sessions.count == 2)
+        let record = try #require(try run.band.store.session(id: sessions[1].id))
+        let gapSeconds = record.seconds.filter(\.accelerometerGap).count
+        #expect(gapSeconds >= 13 && gapSeconds <= 20, "gap \(gapSeconds) s for a 15 s stall")
+        let lastGap = try #require(record.seconds.lastIndex { $0.accelerometerGap })
+        #expect(lastGap < record.seconds.count - 10, "it samples again after the stall")
+        #expect(sessions[1].summary.steps > 25, "\(sessions[1].summary.steps) steps: the walk around the stall is counted")
+    }
+
+    @Test func aStalledHeartRateSensorLeavesNoStaleValue() throws {
+        let run = try ScenarioRun(script: "0:01 press select\n+20 stall heart-rate\n+15 unstall heart-rate\n", calibrationSeconds: 60)
+        run.run(seconds: 70)
+        let sessions = try run.band.store.finishedSessions()
+        let session = try #require(sessions.first)
+        let record = try #require(try run.band.store.session(id: session.id))
+        // The session starts about 4 s into the band's time: the stall covers its seconds 17-31.
+        let stalled = record.seconds.filter { (18...30).contains($0.offsetSeconds) }
+        #expect(stalled.count == 13)
+        #expect(stalled.allSatisfy { $0.heartRateBPM == nil && $0.heartRateGap }, "no stale value while stalled: \(stalled.map { "\($0.offsetSeconds): \($0.heartRateBPM.map { String(Int($0)) } ?? "-") \($0.heartRateGap)" })")
+        let gaps = record.seconds.filter(\.heartRateGap).count
+        #expect(gaps >= 13 && gaps <= 17, "\(gaps) s of heart-rate gap for a 15 s stall")
+    }
+
     @Test func shutdownMidWalkStoresTheSession() throws {
         let script = """
         0:01   press select

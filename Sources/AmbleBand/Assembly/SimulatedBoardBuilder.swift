@@ -19,7 +19,7 @@ struct SimulatedBoardBuilder: BoardBuilder {
 
         let spec = board.accelerometer
         let accelerometerBus = buses[spec.bus]
-        let emulator: any I2CDeviceEmulator
+        let emulator: any StallableEmulator
         switch AccelerometerChip(boardName: spec.chip) {
         case .lis3dh, .lis2dh12: emulator = LIS3DHEmulator(clock: clock, source: accelerationSource)
         case .adxl345: emulator = ADXL345Emulator(clock: clock, source: accelerationSource)
@@ -31,9 +31,12 @@ struct SimulatedBoardBuilder: BoardBuilder {
 
         var heartRate: MAX30102?
         var heartRatePlace: (bus: EmulatedI2CBus, address: I2CAddress)?
+        var chips: [ScenarioScript.Sensor: any StallableEmulator] = [.accelerometer: emulator]
         if let hr = board.heartRate {
             let bus = buses[hr.bus]
-            bus.attach(MAX30102Emulator(clock: clock, source: ppgSource), at: hr.address)
+            let chip = MAX30102Emulator(clock: clock, source: ppgSource)
+            chips[.heartRate] = chip
+            bus.attach(chip, at: hr.address)
             heartRatePlace = (bus, hr.address)
             heartRate = try heartRateDriver(board: board, spec: hr, bus: bus)
         }
@@ -56,7 +59,7 @@ struct SimulatedBoardBuilder: BoardBuilder {
         }
         let handle = SimulatedBoard(clock: clock, synthetic: synthetic, motorLine: motor, displayPanel: panel,
                                     buttonLines: Dictionary(uniqueKeysWithValues: buttons.map { (ButtonRole($0.spec.role), $0.line) }),
-                                    accelerometer: (accelerometerBus, spec.address), heartRate: heartRatePlace)
+                                    accelerometer: (accelerometerBus, spec.address), heartRate: heartRatePlace, chips: chips)
         return BoardDevices(clock: clock, accelerometer: accelerometer, heartRate: heartRate, display: display, motor: motor,
                             buttons: buttons.map { ($0.spec, $0.line) }, simulation: handle)
     }

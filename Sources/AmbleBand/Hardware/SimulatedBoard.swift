@@ -11,6 +11,8 @@ public final class SimulatedBoard {
     public let bus: EmulatedI2CBus
     /// Where each sensor sits, for `unplug`/`plug`.
     let sensorPlaces: [ScenarioScript.Sensor: (bus: EmulatedI2CBus, address: I2CAddress)]
+    /// Each sensor's emulated chip, for `stall`/`unstall`.
+    let sensorChips: [ScenarioScript.Sensor: any StallableEmulator]
     public let synthetic: SyntheticWearer?
     public let motorLine: SimulatedGPIOOutput
     /// The emulated OLED, when the board has a display.
@@ -20,13 +22,15 @@ public final class SimulatedBoard {
 
     init(clock: any BandClock, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?,
          buttonLines: [ButtonRole: SimulatedGPIOInput],
-         accelerometer: (bus: EmulatedI2CBus, address: I2CAddress), heartRate: (bus: EmulatedI2CBus, address: I2CAddress)?) {
+         accelerometer: (bus: EmulatedI2CBus, address: I2CAddress), heartRate: (bus: EmulatedI2CBus, address: I2CAddress)?,
+         chips: [ScenarioScript.Sensor: any StallableEmulator] = [:]) {
         self.displayPanel = displayPanel
         self.clock = clock
         bus = accelerometer.bus
         var places = [ScenarioScript.Sensor.accelerometer: accelerometer]
         if let heartRate { places[.heartRate] = heartRate }
         sensorPlaces = places
+        sensorChips = chips
         self.synthetic = synthetic
         self.motorLine = motorLine
         self.buttonLines = buttonLines
@@ -74,6 +78,10 @@ public final class SimulatedBoard {
             guard let place = sensorPlaces[sensor] else { return "no \(sensor.rawValue) on this board" }
             place.bus.setWedged(place.address, wedged)
             return "\(sensor.rawValue) \(wedged ? "wedged: it reads as zeros" : "unwedged") (simulated)"
+        case .stall(let sensor, let stalled):
+            guard let chip = sensorChips[sensor] else { return "no \(sensor.rawValue) on this board" }
+            chip.fifoStuck = stalled
+            return "\(sensor.rawValue) \(stalled ? "stalled: it answers but samples nothing" : "samples again") (simulated)"
         case .answer, .end:
             return nil   // the band keeps the answer for its next question
         }
