@@ -257,12 +257,12 @@ public final class Band {
 
     func secondElapsed(at bandSeconds: Double) {
         let heartRateSensor = hardware.heartRateSensor.map { sensor in
-            SignalPipeline.ChannelState(gap: sensor.takeGap(), isHealthy: sensor.isHealthy)
+            SignalPipeline.ChannelState(gap: sensor.takeGap(secondEnd: bandSeconds), isHealthy: sensor.isHealthy)
         }
         let date = unixSeconds - (hardware.clock.nowSeconds - bandSeconds)
         let report = signals.closeSecond(
             at: bandSeconds, unixSeconds: date,
-            accelerometer: .init(gap: hardware.accelerometer.takeGap(), isHealthy: hardware.accelerometer.isHealthy),
+            accelerometer: .init(gap: hardware.accelerometer.takeGap(secondEnd: bandSeconds), isHealthy: hardware.accelerometer.isHealthy),
             heartRateSensor: heartRateSensor, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
         perform(practice.secondElapsed(report), now: bandSeconds)
         storeRawSamples()

@@ -31,10 +31,10 @@ final class SensorChannel<Batch> {
     private var lastDataSeconds: Double?
     /// Data was lost since the flag was last taken.
     private var gap = false
-    /// Samples arrived since the flag was last taken: a sensor that answers but delivers
+    /// When a read last brought samples (band seconds): a sensor that answers but delivers
     /// nothing for a whole second (a stalled FIFO, before the stall is noticed and between
     /// re-initialisations) leaves that second without data, a gap like any other.
-    private var delivered = false
+    private var lastSampleSeconds: Double?
     let retrySeconds = 2.0
     let failuresBeforeDown = 3
     let stallSeconds = 1.5
@@ -110,7 +110,7 @@ final class SensorChannel<Batch> {
                     if lostData(batch) { gap = true }
                     if sampleCount(batch) > 0 {
                         lastDataSeconds = now
-                        delivered = true
+                        lastSampleSeconds = now
                     } else if let last = lastDataSeconds, now - last > stallSeconds {
                         logger.warning("\(name) delivered no data for \(Int((now - last).rounded())) s; re-initialising")
                         markDown(now: now, retryAt: now)
@@ -136,13 +136,13 @@ final class SensorChannel<Batch> {
         gap = true
     }
 
-    /// Whether data was lost since the last call, or none arrived (and clears the flags). The
-    /// band calls it once a second; every sensor it reads samples faster than 1 Hz.
-    func takeGap() -> Bool {
-        defer {
-            gap = false
-            delivered = false
-        }
-        return health != .off && (gap || !isHealthy || !delivered)
+    /// Whether the second ending at `secondEnd` (band seconds) lost data: data was lost since
+    /// the last call, or the sensor is down, or no read brought samples within that second
+    /// (every sensor the band reads samples faster than 1 Hz, and it is read several times a
+    /// second). Clears the lost-data flag.
+    func takeGap(secondEnd: Double) -> Bool {
+        defer { gap = false }
+        let noSamples = lastSampleSeconds.map { $0 < secondEnd - 1 } ?? true
+        return health != .off && (gap || !isHealthy || noSamples)
     }
 }
