@@ -36,9 +36,7 @@ public final class LIS3DHEmulator: StallableEmulator {
     private var dataReady = false
 
     /// Fault injection: while true the FIFO neither fills nor empties (a wedged chip).
-    public var fifoStuck = false {
-        willSet { catchUp() }  // samples due before the fault are in
-    }
+    public var fifoStuck = false
     /// Samples the chip produced since it was created (for tests).
     public private(set) var samplesProduced = 0
 

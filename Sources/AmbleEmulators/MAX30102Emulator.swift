@@ -45,9 +45,7 @@ public final class MAX30102Emulator: StallableEmulator {
     private var averaging: [(Double, Double)] = []
 
     /// Fault injection: while true no sample enters the FIFO and pointers stay put.
-    public var fifoStuck = false {
-        willSet { catchUp() }  // samples due before the fault are in
-    }
+    public var fifoStuck = false
     /// Die temperature in degrees Celsius reported when a measurement is started.
     public var dieTemperatureCelsius = 31.5
 
