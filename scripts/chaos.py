@@ -801,7 +801,8 @@ def simulated_day(bins, template, work, hours, rng, report):
     ok += code == 0
     end = (band.rss_kb(), band.fds(), band.cpu_seconds())
     band.stop()
-    walks = len(re.findall(r"mindful-walk session \d+ stored", open(log, errors="replace").read()))
+    text = open(log, errors="replace").read()
+    walks = len(re.findall(r"mindful-walk session \d+ stored", text))
     lost, doubled = compare(os.path.join(band_dir, "band.sqlite"), store)
     first = marks[1] if len(marks) > 1 else marks[0]
     hourly = [marks[i + 1][2] - marks[i][2] for i in range(1, len(marks) - 1)]
@@ -813,7 +814,7 @@ def simulated_day(bins, template, work, hours, rng, report):
         failures.append("%d walks stored of %d" % (walks, hours))
     # The reminder is set for 09:00 every day: a whole band day crosses it once (a wearer at rest
     # then, between the hourly walks), so it must have been shown.
-    reminders = re.findall(r"reminder due: ([^\n]*)", open(log, errors="replace").read())
+    reminders = re.findall(r"reminder due: ([^\n]*)", text)
     if hours >= 24 and not any(outcome.strip().startswith("shown") for outcome in reminders):
         failures.append("the 09:00 reminder was not shown (%s)" % (", ".join(reminders) or "never due"))
     if ok < syncs:

@@ -293,21 +293,10 @@ struct LabelledSet: Sendable {
     func cadenceAgreement(_ parameters: StepCounter.Parameters) -> [(device: String, ratio: Double)] {
         var out: [(device: String, ratio: Double)] = []
         for recording in recordings where recording.label.kind == .walking {
-            var counter = StepCounter(parameters: parameters)
-            var cadences: [Double] = []
-            var nextSecond: Double?
-            for sample in recording.samples {
-                _ = counter.process(sample)
-                if nextSecond == nil { nextSecond = sample.timeSeconds + 1 }
-                while let due = nextSecond, sample.timeSeconds >= due {
-                    if counter.cadenceStepsPerMinute > 0 { cadences.append(counter.cadenceStepsPerMinute) }
-                    nextSecond = due + 1
-                }
-            }
-            _ = counter.finish()
-            guard counter.totalSteps > 30, counter.walkingSeconds > 0, !cadences.isEmpty else { continue }
+            var (steps, cadences, walkingSeconds) = StepCounter.countWithCadence(recording.samples, parameters: parameters)
+            guard steps > 30, walkingSeconds > 0, !cadences.isEmpty else { continue }
             cadences.sort()
-            out.append((recording.device, cadences[cadences.count / 2] / (Double(counter.totalSteps) / counter.walkingSeconds * 60)))
+            out.append((recording.device, cadences[cadences.count / 2] / (Double(steps) / walkingSeconds * 60)))
         }
         return out
     }

@@ -131,8 +131,10 @@ struct BandScenarioTests {
         #expect(motor.history.filter { $0.active }.count >= 3 * walk.alerts)
     }
 
-    @Test func survivesAnUnpluggedAccelerometerMidWalkWithTheGapMarked() throws {
-        let script = """
+    /// A calibration, then a mindful walk at 86 steps/min with `fault` from its 20th second to
+    /// its 35th (`undo`), 20 s more walking, and the walk ended.
+    static func walkAroundAFault(_ fault: String, then undo: String) -> String {
+        """
         0:01   press select
         +1     walk 110
         +36    stop
@@ -140,12 +142,16 @@ struct BandScenarioTests {
         +1     press select
         +1     press select
         +1     walk 86
-        +20    unplug accelerometer
-        +15    plug accelerometer
+        +20    \(fault)
+        +15    \(undo)
         +20    stop
         +1     hold select 1.5
         +4     end
         """
+    }
+
+    @Test func survivesAnUnpluggedAccelerometerMidWalkWithTheGapMarked() throws {
+        let script = Self.walkAroundAFault("unplug accelerometer", then: "plug accelerometer")
         let run = try ScenarioRun(script: script)
         run.run(seconds: 120)
         #expect(run.log.contains("stopped answering"))
@@ -173,20 +179,7 @@ struct BandScenarioTests {
         // The chip answers (its id, its registers) but samples nothing, even after a reset: the
         // band re-initialises it every time it delivers nothing for a while, marks the seconds
         // as gaps, and counts again once it samples.
-        let script = """
-        0:01   press select
-        +1     walk 110
-        +36    stop
-        +2     press next
-        +1     press select
-        +1     press select
-        +1     walk 86
-        +20    stall accelerometer
-        +15    unstall accelerometer
-        +20    stop
-        +1     hold select 1.5
-        +4     end
-        """
+        let script = Self.walkAroundAFault("stall accelerometer", then: "unstall accelerometer")
         let run = try ScenarioRun(script: script)
         run.run(seconds: 120)
         #expect(run.log.contains("accelerometer stalled"))

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import AmbleRecordings
-import AmbleSignal
+@_spi(Diagnostics) import AmbleSignal
 import Testing
 
 /// The real wrist recordings in `../shared/data/dev/steps` and `steps-pebble` (not in the
@@ -27,20 +27,12 @@ struct DevelopmentSetTests {
 
     /// A recording counted as `amble analyze steps` counts it, with its per-second cadence.
     static func count(_ path: String) throws -> (steps: Int, cadences: [Double], walkingSeconds: Double) {
-        var counter = StepCounter()
-        var cadences: [Double] = []
-        var nextSecond: Double?
+        var samples: [AccelerationSample] = []
         try AccelerationRecording(path: path).forEachRow { row in
-            _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
-                                                   isMagnitudeOnly: row.yG == 0 && row.zG == 0))
-            if nextSecond == nil { nextSecond = row.timeSeconds + 1 }
-            while let due = nextSecond, row.timeSeconds >= due {
-                if counter.cadenceStepsPerMinute > 0 { cadences.append(counter.cadenceStepsPerMinute) }
-                nextSecond = due + 1
-            }
+            samples.append(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
+                                              isMagnitudeOnly: row.yG == 0 && row.zG == 0))
         }
-        _ = counter.finish()
-        return (counter.totalSteps, cadences, counter.walkingSeconds)
+        return StepCounter.countWithCadence(samples)
     }
 
     static func device(_ file: String) -> String {

@@ -30,14 +30,12 @@ struct SimulatedBoardBuilder: BoardBuilder {
         let accelerometer = try accelerometerDriver(board: board, bus: accelerometerBus)
 
         var heartRate: MAX30102?
-        var heartRatePlace: (bus: EmulatedI2CBus, address: I2CAddress)?
-        var chips: [ScenarioScript.Sensor: any StallableEmulator] = [.accelerometer: emulator]
+        var heartRatePlace: SimulatedBoard.SensorPlace?
         if let hr = board.heartRate {
             let bus = buses[hr.bus]
             let chip = MAX30102Emulator(clock: clock, source: ppgSource)
-            chips[.heartRate] = chip
             bus.attach(chip, at: hr.address)
-            heartRatePlace = (bus, hr.address)
+            heartRatePlace = SimulatedBoard.SensorPlace(bus: bus, address: hr.address, chip: chip)
             heartRate = try heartRateDriver(board: board, spec: hr, bus: bus)
         }
 
@@ -59,7 +57,8 @@ struct SimulatedBoardBuilder: BoardBuilder {
         }
         let handle = SimulatedBoard(clock: clock, synthetic: synthetic, motorLine: motor, displayPanel: panel,
                                     buttonLines: Dictionary(uniqueKeysWithValues: buttons.map { (ButtonRole($0.spec.role), $0.line) }),
-                                    accelerometer: (accelerometerBus, spec.address), heartRate: heartRatePlace, chips: chips)
+                                    accelerometer: SimulatedBoard.SensorPlace(bus: accelerometerBus, address: spec.address, chip: emulator),
+                                    heartRate: heartRatePlace)
         return BoardDevices(clock: clock, accelerometer: accelerometer, heartRate: heartRate, display: display, motor: motor,
                             buttons: buttons.map { ($0.spec, $0.line) }, simulation: handle)
     }

@@ -9,10 +9,14 @@ public final class SimulatedBoard {
     public let clock: any BandClock
     /// The accelerometer's bus.
     public let bus: EmulatedI2CBus
-    /// Where each sensor sits, for `unplug`/`plug`.
-    let sensorPlaces: [ScenarioScript.Sensor: (bus: EmulatedI2CBus, address: I2CAddress)]
-    /// Each sensor's emulated chip, for `stall`/`unstall`.
-    let sensorChips: [ScenarioScript.Sensor: any StallableEmulator]
+    /// Where each sensor sits and its emulated chip, for the scripted faults (`unplug`,
+    /// `flaky`, `wedge`, `stall` ...).
+    struct SensorPlace {
+        var bus: EmulatedI2CBus
+        var address: I2CAddress
+        var chip: any StallableEmulator
+    }
+    let sensorPlaces: [ScenarioScript.Sensor: SensorPlace]
     public let synthetic: SyntheticWearer?
     public let motorLine: SimulatedGPIOOutput
     /// The emulated OLED, when the board has a display.
@@ -22,15 +26,13 @@ public final class SimulatedBoard {
 
     init(clock: any BandClock, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?,
          buttonLines: [ButtonRole: SimulatedGPIOInput],
-         accelerometer: (bus: EmulatedI2CBus, address: I2CAddress), heartRate: (bus: EmulatedI2CBus, address: I2CAddress)?,
-         chips: [ScenarioScript.Sensor: any StallableEmulator] = [:]) {
+         accelerometer: SensorPlace, heartRate: SensorPlace?) {
         self.displayPanel = displayPanel
         self.clock = clock
         bus = accelerometer.bus
         var places = [ScenarioScript.Sensor.accelerometer: accelerometer]
         if let heartRate { places[.heartRate] = heartRate }
         sensorPlaces = places
-        sensorChips = chips
         self.synthetic = synthetic
         self.motorLine = motorLine
         self.buttonLines = buttonLines
@@ -79,8 +81,8 @@ public final class SimulatedBoard {
             place.bus.setWedged(place.address, wedged)
             return "\(sensor.rawValue) \(wedged ? "wedged: it reads as zeros" : "unwedged") (simulated)"
         case .stall(let sensor, let stalled):
-            guard let chip = sensorChips[sensor] else { return "no \(sensor.rawValue) on this board" }
-            chip.fifoStuck = stalled
+            guard let place = sensorPlaces[sensor] else { return "no \(sensor.rawValue) on this board" }
+            place.chip.fifoStuck = stalled
             return "\(sensor.rawValue) \(stalled ? "stalled: it answers but samples nothing" : "samples again") (simulated)"
         case .answer, .end:
             return nil   // the band keeps the answer for its next question

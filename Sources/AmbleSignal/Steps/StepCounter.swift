@@ -141,6 +141,27 @@ public struct StepCounter: Sendable {
         return released
     }
 
+    /// Counts a whole recording as `amble analyze steps` does (finished at its end), with the
+    /// cadence the band would compare with the limit: the published value once per second of
+    /// sample time, while a walk is under way. A developer's measurement (`score-steps`, the
+    /// development-set tests).
+    @_spi(Diagnostics) public static func countWithCadence(_ samples: some Sequence<AccelerationSample>, parameters: Parameters = .standard)
+        -> (steps: Int, cadences: [Double], walkingSeconds: Double) {
+        var counter = StepCounter(parameters: parameters)
+        var cadences: [Double] = []
+        var nextSecond: Double?
+        for sample in samples {
+            _ = counter.process(sample)
+            if nextSecond == nil { nextSecond = sample.timeSeconds + 1 }
+            while let due = nextSecond, sample.timeSeconds >= due {
+                if counter.cadenceStepsPerMinute > 0 { cadences.append(counter.cadenceStepsPerMinute) }
+                nextSecond = due + 1
+            }
+        }
+        _ = counter.finish()
+        return (counter.totalSteps, cadences, counter.walkingSeconds)
+    }
+
     /// Ends the stream: a walk under way ends where its movement fades, and its remaining steps
     /// are released. The counter may go on afterwards as if after a gap.
     public mutating func finish() -> Int {
