@@ -52,6 +52,9 @@ struct ScoreSteps: ParsableCommand {
     @Flag(help: "Print every recording's count.")
     var files = false
 
+    @Flag(help: "Give the counter only |a| of the three-axis recordings (Bangle.js, Pebble), as a magnitude-only sensor would: more magnitude-only walks than Sensor Watch's to judge that path on.")
+    var magnitudeOnly = false
+
     @Flag(help: "Print every recording's count and walking time for every parameter set scored (base, the leave-one-device-out grid, the draws), one line each, and stop: diff two runs to check that a change to the counter's code counts the same.")
     var dumpCounts = false
 
@@ -83,10 +86,10 @@ struct ScoreSteps: ParsableCommand {
             return
         }
         if let trace {
-            try printTrace(path: trace, parameters: base)
+            try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly)
             return
         }
-        let set = try LabelledSet(folders: folders)
+        let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly)
         if dumpCounts {
             printCounts(set, parameterSets: [base] + LeaveOneDeviceOut.grid(around: base) + drawnParameters(base))
             return
@@ -150,8 +153,10 @@ struct ScoreSteps: ParsableCommand {
             }
             print(line)
         }
-        let threeAxis = set.pooled(base, devices: devices.filter { $0 != "Sensor Watch" })
-        print("3-axis devices pooled: \(perHour(threeAxis)) false steps per hour")
+        let threeAxisDevices = devices.filter { $0 != "Sensor Watch" && !$0.hasSuffix("|a|") }
+        if !threeAxisDevices.isEmpty {
+            print("3-axis devices pooled: \(perHour(set.pooled(base, devices: threeAxisDevices))) false steps per hour")
+        }
         print("")
         print("cadence the band compares with the limit (median of the per-second values) against steps ÷ walking time,")
         print("walks of more than 30 steps counted:")
@@ -201,12 +206,17 @@ func printCounts(_ set: LabelledSet, parameterSets: [StepCounter.Parameters]) {
 }
 
 /// One recording's windows, as the counter saw them (`--trace`).
-func printTrace(path: String, parameters: StepCounter.Parameters) throws {
+func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly: Bool) throws {
     var counter = StepCounter(parameters: parameters)
     counter.recordsFrames = true
     try AccelerationRecording(path: path).forEachRow { row in
-        _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
-                                               isMagnitudeOnly: row.yG == 0 && row.zG == 0))
+        if magnitudeOnly {
+            let magnitude = (row.xG * row.xG + row.yG * row.yG + row.zG * row.zG).squareRoot()
+            _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: magnitude, yG: 0, zG: 0, isMagnitudeOnly: true))
+        } else {
+            _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
+                                                   isMagnitudeOnly: row.yG == 0 && row.zG == 0))
+        }
     }
     _ = counter.finish()
     print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  on_step  at_followed  followed_step_s  cadence  steps")
@@ -246,16 +256,28 @@ struct LabelledSet: Sendable {
         return "other"
     }
 
-    init(folders: [String]) throws {
+    /// `magnitudeOnly`: three-axis rows are given as their |a| alone, and their devices named
+    /// "... |a|".
+    init(folders: [String], magnitudeOnly: Bool = false) throws {
         for folder in folders {
             for label in try StepLabel.read(path: folder + "/labels.csv") {
                 var samples: [AccelerationSample] = []
+                var hadAxes = false
                 try AccelerationRecording(path: folder + "/" + label.file).forEachRow { row in
                     // Magnitude-only rows hold |a| in x and 0 in y and z, as `amble analyze steps` reads them.
-                    samples.append(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
-                                                      isMagnitudeOnly: row.yG == 0 && row.zG == 0))
+                    let isMagnitude = row.yG == 0 && row.zG == 0
+                    if magnitudeOnly, !isMagnitude {
+                        hadAxes = true
+                        let magnitude = (row.xG * row.xG + row.yG * row.yG + row.zG * row.zG).squareRoot()
+                        samples.append(AccelerationSample(timeSeconds: row.timeSeconds, xG: magnitude, yG: 0, zG: 0,
+                                                          isMagnitudeOnly: true))
+                    } else {
+                        samples.append(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
+                                                          isMagnitudeOnly: isMagnitude))
+                    }
                 }
-                recordings.append(Recording(label: label, device: Self.device(of: label.file), samples: samples))
+                let device = Self.device(of: label.file)
+                recordings.append(Recording(label: label, device: hadAxes ? device + " |a|" : device, samples: samples))
             }
         }
     }
