@@ -77,4 +77,29 @@ struct DevelopmentSetTests {
             #expect((scores["Sensor Watch"]?.walkingMAPEPercent ?? .infinity) <= 8, "\(report)")
         }
     }
+
+    /// The magnitude-only path on more walks than Sensor Watch's: the 3-axis recordings given
+    /// as |a| alone (`scripts/score-steps --magnitude-only`; docs/steps.md, "Magnitude-only, on
+    /// more walks"). Bounds just above the figures measured, as above.
+    @Test("the 3-axis recordings given as |a| alone: walking MAPE and false steps per hour within the measured bounds",
+          .enabled(if: DevelopmentSetTests.isAvailable, "../shared/data/dev is absent: the development recordings are not in the repository"))
+    func threeAxisRecordingsAsMagnitude() throws {
+        let sets: [(folder: String, device: String, mape: Double, falsePerHour: Double)] = [
+            ("steps", "Bangle.js", 10.5, 10), ("steps-pebble", "Pebble", 6, 135),
+        ]
+        for set in sets {
+            var score = StepScore()
+            for label in try StepLabel.read(path: "\(Self.shared)/\(set.folder)/labels.csv") where Self.device(label.file) == set.device {
+                var samples: [AccelerationSample] = []
+                try AccelerationRecording(path: "\(Self.shared)/\(set.folder)/\(label.file)").forEachRow { row in
+                    let magnitude = (row.xG * row.xG + row.yG * row.yG + row.zG * row.zG).squareRoot()
+                    samples.append(AccelerationSample(timeSeconds: row.timeSeconds, xG: magnitude, yG: 0, zG: 0, isMagnitudeOnly: true))
+                }
+                score.add(counted: StepCounter.countWithCadence(samples).steps, for: label)
+            }
+            let report = "\(set.device) as |a|: \(score.walkingMAPEPercent ?? .nan) %, \(score.falseStepsPerHour ?? .nan) false/h"
+            #expect((score.walkingMAPEPercent ?? .infinity) <= set.mape, "\(report)")
+            #expect((score.falseStepsPerHour ?? .infinity) <= set.falsePerHour, "\(report)")
+        }
+    }
 }
