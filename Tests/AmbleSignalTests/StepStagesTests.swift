@@ -244,6 +244,29 @@ struct StepStagesTests {
         #expect(abs(released - 100) <= 3, "released \(released) of 100")
     }
 
+    @Test("an octave switch in a weak rhythm holds: the last seconds' pace moves with it")
+    func octaveSwitchInAWeakRhythm() {
+        var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
+        var released = 0
+        var cadences: [Double] = []
+        // As above, but the rhythm at the followed period is weak (0.4: enough to continue, not
+        // to start), and each frame's last-4-s stride is measured, as the counter measures it,
+        // near twice the step the walk follows at that moment.
+        for end in stride(from: 10.0, through: 90, by: 1) {
+            let centre = end - 5
+            let walking = centre > 12 && centre < 68
+            let vote = centre < 17 ? -0.4 : 1.0
+            var f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: vote, followed: 0.4)
+                : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
+            if walking { f.recentStrideSeconds = tracker.followedStepPeriodSeconds.map { 2 * $0 } }
+            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            if walking, centre > 25 { cadences.append(tracker.cadenceStepsPerMinute) }
+        }
+        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        #expect(abs(released - 100) <= 3, "released \(released) of 100")
+        #expect(cadences.allSatisfy { abs($0 - 100) < 0.5 }, "cadences \(cadences)")
+    }
+
     /// A walk of 100 steps/min from 10 s to 70 s whose rhythm is lost for the frames centred in
     /// `gap` while the wrist moves with `gapRMS` (below the noise floor: the wrist is still
     /// there); after the gap, the stride is `strideAfter`.

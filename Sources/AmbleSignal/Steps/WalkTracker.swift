@@ -298,6 +298,11 @@ struct WalkTracker: Sendable {
     private static func switched(_ walk: Walk, to stepPeriod: Double, votes: Double, rereading: Bool = true) -> Walk {
         var next = walk
         if rereading { next.rescaleUnreleased(by: walk.stepPeriodSeconds / stepPeriod) }
+        // The last seconds' pace was read at the old period: at its octave it moves with the
+        // walk (else the fading-rhythm rule below would put the old period back, leaving the
+        // rescaled steps at the new one); after a change of pace the frame's own reading
+        // replaces it.
+        next.recentStepPeriodSeconds = rereading ? walk.recentStepPeriodSeconds.map { $0 * stepPeriod / walk.stepPeriodSeconds } : nil
         next.stepPeriodSeconds = stepPeriod
         next.support = votes
         next.votesForDouble = 0
