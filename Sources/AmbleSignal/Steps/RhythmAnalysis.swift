@@ -162,8 +162,8 @@ struct RhythmAnalysis: Sendable {
     /// between samples; nil when there is none.
     func stride(near expected: Double, in r: [Double]) -> Double? {
         let lag = expected * rateHz
-        let low = Swift.max(shortestLag, Int((lag * 0.7).rounded(.down)))
-        let high = Swift.min(r.count - 2, Int((lag * 1.3).rounded(.up)))
+        let low = Swift.max(shortestLag, Int((lag * (1 - WalkTracker.resumedPaceTolerance)).rounded(.down)))
+        let high = Swift.min(r.count - 2, Int((lag * (1 + WalkTracker.resumedPaceTolerance)).rounded(.up)))
         guard low < high else { return nil }
         func isPeak(_ i: Int) -> Bool { r[i] >= r[i - 1] && r[i] >= r[i + 1] && r[i] >= parameters.periodicityToContinue }
         var best = -1
@@ -180,7 +180,7 @@ struct RhythmAnalysis: Sendable {
     }
 
     /// Whether a base period of `period` seconds is a stride rather than a step, as a vote in
-    /// -2 ... 2 (positive: stride): the evidence of the signal (three-axis correlation, or on
+    /// -3 ... 3 (positive: stride; -2 ... 2 with three axes, whose heel strikes do not vote): the evidence of the signal (three-axis correlation, or on
     /// |a| alone the strength of the step line against the stride line), plus the prior
     /// that a walker's cadence is near the typical one.
     func strideVote(period: Double, vector: [Double]?, magnitudeSpectrumRatio: Double?, rmsG: Double,
