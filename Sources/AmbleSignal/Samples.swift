@@ -19,6 +19,11 @@ public struct AccelerationSample: Equatable, Sendable {
     public var magnitudeG: Double {
         isMagnitudeOnly ? abs(xG) : (xG * xG + yG * yG + zG * zG).squareRoot()
     }
+
+    /// The same instant as a magnitude-only sensor would give it: |a| alone.
+    public var magnitudeOnly: AccelerationSample {
+        AccelerationSample(timeSeconds: timeSeconds, xG: magnitudeG, yG: 0, zG: 0, isMagnitudeOnly: true)
+    }
 }
 
 /// One PPG sample: 1 to 3 optical channels in arbitrary units (any sign and DC offset), with

@@ -210,13 +210,9 @@ func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly:
     var counter = StepCounter(parameters: parameters)
     counter.recordsFrames = true
     try AccelerationRecording(path: path).forEachRow { row in
-        if magnitudeOnly {
-            let magnitude = (row.xG * row.xG + row.yG * row.yG + row.zG * row.zG).squareRoot()
-            _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: magnitude, yG: 0, zG: 0, isMagnitudeOnly: true))
-        } else {
-            _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
-                                                   isMagnitudeOnly: row.yG == 0 && row.zG == 0))
-        }
+        let sample = AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
+                                        isMagnitudeOnly: row.yG == 0 && row.zG == 0)
+        _ = counter.process(magnitudeOnly ? sample.magnitudeOnly : sample)
     }
     _ = counter.finish()
     print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  on_step  at_followed  followed_step_s  cadence  steps")
@@ -265,16 +261,10 @@ struct LabelledSet: Sendable {
                 var hadAxes = false
                 try AccelerationRecording(path: folder + "/" + label.file).forEachRow { row in
                     // Magnitude-only rows hold |a| in x and 0 in y and z, as `amble analyze steps` reads them.
-                    let isMagnitude = row.yG == 0 && row.zG == 0
-                    if magnitudeOnly, !isMagnitude {
-                        hadAxes = true
-                        let magnitude = (row.xG * row.xG + row.yG * row.yG + row.zG * row.zG).squareRoot()
-                        samples.append(AccelerationSample(timeSeconds: row.timeSeconds, xG: magnitude, yG: 0, zG: 0,
-                                                          isMagnitudeOnly: true))
-                    } else {
-                        samples.append(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
-                                                          isMagnitudeOnly: isMagnitude))
-                    }
+                    let sample = AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
+                                                    isMagnitudeOnly: row.yG == 0 && row.zG == 0)
+                    if magnitudeOnly, !sample.isMagnitudeOnly { hadAxes = true }
+                    samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
                 }
                 let device = Self.device(of: label.file)
                 recordings.append(Recording(label: label, device: hadAxes ? device + " |a|" : device, samples: samples))

@@ -180,9 +180,10 @@ struct RhythmAnalysis: Sendable {
     }
 
     /// Whether a base period of `period` seconds is a stride rather than a step, as a vote in
-    /// -3 ... 3 (positive: stride; -2 ... 2 with three axes, whose heel strikes do not vote): the evidence of the signal (three-axis correlation, or on
-    /// |a| alone the strength of the step line against the stride line), plus the prior
-    /// that a walker's cadence is near the typical one.
+    /// -3 ... 3 (positive: stride; -2 ... 2 with three axes, whose heel strikes do not vote):
+    /// the evidence of the signal (three-axis correlation, or on |a| alone the strength of the
+    /// step line against the stride line and the heel strikes), plus the prior that a walker's
+    /// cadence is near the typical one.
     func strideVote(period: Double, vector: [Double]?, magnitudeSpectrumRatio: Double?, rmsG: Double,
                     heelStrikeEvidence: Double = 0) -> Double {
         let stepRate = 60 / period, strideRate = 120 / period

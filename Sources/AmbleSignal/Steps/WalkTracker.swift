@@ -4,8 +4,9 @@
 /// - **Start:** `confirmFrames` frames in a row whose rhythm is clear (periodicity at least
 ///   `periodicityToStart`, or `periodicityToStartSlowWalk` below the slow-walk cadence; half
 ///   the way from `periodicityToContinue` to it more where the window's heel strikes do not
-///   fall on its step) and agrees within `periodTolerance`; or, for a weak but steady rhythm, as many frames as it
-///   takes to gather the same evidence, each with heel strikes on its step (`gatheredRun`).
+///   fall on its step) and agrees within `periodTolerance`; or, for a weak but steady rhythm,
+///   as many frames as it takes to gather the same evidence, each with heel strikes on its
+///   step (`gatheredRun`).
 /// - **Continue:** while the periodicity at the rhythm followed (at its period, or half or twice
 ///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
 ///   over (the walker changed pace by more than the tolerance in one window).
