@@ -38,9 +38,18 @@ struct RhythmAnalysis: Sendable {
     /// Lags searched for the base period, in samples: the shortest step to the longest stride.
     let shortestLag: Int
     let longestLag: Int
-    /// The half-width of the comb's search around each lag up to `maximumLag` (±4 %, at least
-    /// one sample), worked out once.
+    /// The half-width of the comb's search around each lag up to `maximumLag` (`combTolerance`,
+    /// at least one sample), worked out once.
     private let combSpreads: [Int]
+    /// How far the k-th repeat of a period may fall from k periods, as a share: one step differs
+    /// from the next by a few percent in a steady walk.
+    static let combTolerance = 0.04
+    /// How far a peak looked for at a multiple or a part of a period already measured may lie
+    /// from it, as a share: twice the comb's, as that period is itself known only within it.
+    static let peakTolerance = 0.08
+    /// The ratio of the step line's power to the base line's at which the spectrum's evidence for
+    /// a stride is whole (±1 in the vote): a factor of four (6 dB) is a clear line over another.
+    static let decisivePowerRatio = 4.0
 
     init(rateHz: Double, parameters: StepCounter.Parameters, maximumLag: Int) {
         self.rateHz = rateHz
@@ -81,7 +90,7 @@ struct RhythmAnalysis: Sendable {
         for divisor in [3, 2] {
             let part = Double(period) / Double(divisor)
             guard part >= Double(shortestLag) else { continue }
-            if let peak = localPeak(r, near: part, tolerance: 0.08), r[peak] >= share * r[period] {
+            if let peak = localPeak(r, near: part, tolerance: Self.peakTolerance), r[peak] >= share * r[period] {
                 period = peak
                 break
             }
@@ -89,14 +98,12 @@ struct RhythmAnalysis: Sendable {
         return (refined(r, period), chosen.comb)
     }
 
-    /// Mean over the multiples k·lag (k = 1, 2, ...) within the lags held of the largest `r`
-    /// within ±4 % of each multiple (at least one sample).
-    func combPeriodicity(_ r: [Double], lag: Int) -> Double {
-        r.withUnsafeBufferPointer { combPeriodicity($0, lag: lag) }
+    private static func combSpread(_ centre: Int) -> Int {
+        Swift.max(1, Int((combTolerance * Double(centre)).rounded(.up)))
     }
 
-    private static func combSpread(_ centre: Int) -> Int { Swift.max(1, Int((0.04 * Double(centre)).rounded(.up))) }
-
+    /// Mean over the multiples k·lag (k = 1, 2, ...) within the lags held of the largest `r`
+    /// within `combTolerance` of each multiple (at least one sample).
     private func combPeriodicity(_ r: UnsafeBufferPointer<Double>, lag: Int) -> Double {
         let last = r.count - 2
         var total = 0.0
@@ -116,7 +123,7 @@ struct RhythmAnalysis: Sendable {
 
     /// The largest value of `r` within ±`tolerance` (fraction) of the lag `lag` (in samples,
     /// fractional), or -1 outside the lags held.
-    func peakValue(_ r: [Double], near lag: Double, tolerance: Double = 0.08) -> Double {
+    func peakValue(_ r: [Double], near lag: Double, tolerance: Double = RhythmAnalysis.peakTolerance) -> Double {
         guard let i = localIndex(r, near: lag, tolerance: tolerance) else { return -1 }
         return r[i]
     }
@@ -172,7 +179,7 @@ struct RhythmAnalysis: Sendable {
         // |a| repeats at every step: after a change of pace, three of the new steps can fall in
         // the range as well as two. Where a repeat at two thirds of the best nearly matches it
         // (`fundamentalShare`, as for the base period), that one is the stride.
-        if let shorter = localPeak(r, near: 2 * Double(best) / 3, tolerance: 0.08), shorter >= low, isPeak(shorter),
+        if let shorter = localPeak(r, near: 2 * Double(best) / 3, tolerance: Self.peakTolerance), shorter >= low, isPeak(shorter),
            r[shorter] >= parameters.fundamentalShare * r[best] {
             best = shorter
         }
@@ -197,12 +204,14 @@ struct RhythmAnalysis: Sendable {
                 let share = parameters.strideCorrelationShare
                 evidence = Swift.min(0, Swift.max(-1, (once / twice - 1) / (1 - share)))
             } else {
+                // Twice the period is beyond the lags held, or the arm does not repeat there: a
+                // period the arm repeats at and not at twice it is the arm's own, a stride.
                 evidence = once > 0 ? 1 : 0
             }
         } else if let ratio = magnitudeSpectrumRatio, ratio > 0 {
             // The step line (twice the base rate) against the base line: stronger step line,
-            // the base is a stride. Neutral at equal power; ±1 at a factor of four.
-            evidence = Swift.min(1, Swift.max(-1, Double.log(ratio) / Double.log(4)))
+            // the base is a stride. Neutral at equal power; ±1 at `decisivePowerRatio`.
+            evidence = Swift.min(1, Swift.max(-1, Double.log(ratio) / Double.log(Self.decisivePowerRatio)))
         }
         evidence += heelStrikeEvidence
         let typical = parameters.typicalCadenceStepsPerMinute * (rmsG > parameters.runningRMSG ? 1.5 : 1)

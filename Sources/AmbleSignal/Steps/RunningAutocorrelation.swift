@@ -1,5 +1,5 @@
 /// The autocorrelation of a signal over a sliding window, for every lag up to `maximumLag`,
-/// made robust by blocks: the window is cut into `blocks` equal parts, each part's
+/// made robust by blocks: the window is cut into five equal parts (`blocks`), each part's
 /// normalised autocorrelation is measured on its own, and the median over the parts is the
 /// window's. A turn, a bump or a gesture spoils one part of a walk's window; the median
 /// keeps the rhythm of the others.
@@ -18,8 +18,6 @@ struct RunningAutocorrelation: Sendable {
     let blocks: Int
     let stretchesPerBlock: Int
     let stretchLength: Int
-    /// Samples in the window.
-    var window: Int { blocks * blockLength }
     private var blockLength: Int { stretchesPerBlock * stretchLength }
     private var lagCount: Int { maximumLag + 1 }
     private var stretches: Int { blocks * stretchesPerBlock }
@@ -51,7 +49,8 @@ struct RunningAutocorrelation: Sendable {
     private var blockR: [Double]
 
     init(channels: Int, maximumLag: Int, blocks: Int, stretchesPerBlock: Int, stretchLength: Int) {
-        precondition(channels >= 1 && maximumLag >= 1 && blocks >= 1 && stretchesPerBlock >= 1 && stretchLength >= 1)
+        // Five blocks: the median of five is written out (`medianOfFive`), lane by lane.
+        precondition(channels >= 1 && maximumLag >= 1 && blocks == 5 && stretchesPerBlock >= 1 && stretchLength >= 1)
         self.channels = channels
         self.maximumLag = maximumLag
         self.blocks = blocks
@@ -230,10 +229,10 @@ struct RunningAutocorrelation: Sendable {
         }
     }
 
-    /// The value `age` samples before the newest (0 = newest) of `channel`; zero before the
-    /// stream held it. `age < window + maximumLag + 1`.
-    func value(age: Int, channel: Int = 0) -> Double {
-        history[channel * 2 * capacity + position + age]
+    /// The value `age` samples before the newest (0 = newest) of the first channel; zero before
+    /// the stream held it. `age < capacity`.
+    func value(age: Int) -> Double {
+        history[position + age]
     }
 
     /// Energy of the window's whole stretches (all channels).
@@ -251,41 +250,27 @@ struct RunningAutocorrelation: Sendable {
     }
 
     /// The normalised autocorrelation at lags 0 ... maximumLag into `output`: the median over
-    /// the window's blocks of each block's. Measured when a stretch has just completed
-    /// (`completedStretchNow`).
+    /// the window's five blocks of each block's, four lags at a time in vector registers, the
+    /// rest one by one. Measured when a stretch has just completed (`completedStretchNow`).
     func normalized(into output: inout [Double]) {
         precondition(output.count >= lagCount)
         let lags = lagCount
-        if blocks == 5 {
-            // Four lags at a time in vector registers, the rest one by one.
-            blockR.withUnsafeBufferPointer { r in
-                output.withUnsafeMutableBufferPointer { out in
-                    let r0 = r.baseAddress! + blockRow(0), r1 = r.baseAddress! + blockRow(1), r2 = r.baseAddress! + blockRow(2)
-                    let r3 = r.baseAddress! + blockRow(3), r4 = r.baseAddress! + blockRow(4)
-                    func load(_ p: UnsafePointer<Double>, _ lag: Int) -> SIMD4<Double> {
-                        UnsafeRawPointer(p + lag).loadUnaligned(as: SIMD4<Double>.self)
-                    }
-                    var lag = 0
-                    while lag + 4 <= lags {
-                        let m = Self.medianOfFive(load(r0, lag), load(r1, lag), load(r2, lag), load(r3, lag), load(r4, lag))
-                        UnsafeMutableRawPointer(out.baseAddress! + lag).storeBytes(of: m, as: SIMD4<Double>.self)
-                        lag += 4
-                    }
-                    while lag < lags {
-                        out[lag] = Self.medianOfFive(r0[lag], r1[lag], r2[lag], r3[lag], r4[lag])
-                        lag += 1
-                    }
-                }
-            }
-            return
-        }
-        let rows = (0 ..< blocks).map(blockRow)
         blockR.withUnsafeBufferPointer { r in
             output.withUnsafeMutableBufferPointer { out in
-                do {
-                    for lag in 0 ..< lags {
-                        out[lag] = Self.median(r, lag: lag, rows: rows)
-                    }
+                let r0 = r.baseAddress! + blockRow(0), r1 = r.baseAddress! + blockRow(1), r2 = r.baseAddress! + blockRow(2)
+                let r3 = r.baseAddress! + blockRow(3), r4 = r.baseAddress! + blockRow(4)
+                func load(_ p: UnsafePointer<Double>, _ lag: Int) -> SIMD4<Double> {
+                    UnsafeRawPointer(p + lag).loadUnaligned(as: SIMD4<Double>.self)
+                }
+                var lag = 0
+                while lag + 4 <= lags {
+                    let m = Self.medianOfFive(load(r0, lag), load(r1, lag), load(r2, lag), load(r3, lag), load(r4, lag))
+                    UnsafeMutableRawPointer(out.baseAddress! + lag).storeBytes(of: m, as: SIMD4<Double>.self)
+                    lag += 4
+                }
+                while lag < lags {
+                    out[lag] = Self.medianOfFive(r0[lag], r1[lag], r2[lag], r3[lag], r4[lag])
+                    lag += 1
                 }
             }
         }
@@ -337,23 +322,5 @@ struct RunningAutocorrelation: Sendable {
         let low = Swift.max(lowAB, lowCD)
         let high = Swift.min(highAB, highCD)
         return Swift.max(Swift.min(low, high), Swift.min(Swift.max(low, high), e))
-    }
-
-    /// The median of the values at `lag` of the rows starting at `rows` (an insertion sort on
-    /// the stack: the blocks are few).
-    private static func median(_ r: UnsafeBufferPointer<Double>, lag: Int, rows: [Int]) -> Double {
-        let count = rows.count
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { v in
-            for i in 0 ..< count {
-                let x = r[rows[i] + lag]
-                var j = i
-                while j > 0, v[j - 1] > x {
-                    v[j] = v[j - 1]
-                    j -= 1
-                }
-                v[j] = x
-            }
-            return count % 2 == 1 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2
-        }
     }
 }
