@@ -267,6 +267,28 @@ struct StepStagesTests {
         #expect(cadences.allSatisfy { abs($0 - 100) < 0.5 }, "cadences \(cadences)")
     }
 
+    @Test("frames that tie on step or stride do not turn a walk to the other octave")
+    func tiedVotesHold() {
+        var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
+        var released = 0
+        var cadences: [Double] = []
+        // A slow walk, 50 steps/min, whose frames' evidence for a step and prior for a stride
+        // cancel (vote 0: read as a step, with no weight); every fifth frame lands a hair on the
+        // stride side (read as half the step). The tie must not switch the walk to 100 steps/min.
+        for end in stride(from: 10.0, through: 90, by: 1) {
+            let centre = end - 5
+            let walking = centre > 12 && centre < 68
+            let vote = Int(centre) % 5 == 0 ? 0.001 : 0
+            let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: vote)
+                : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
+            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            if walking, centre > 25 { cadences.append(tracker.cadenceStepsPerMinute) }
+        }
+        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        #expect(abs(released - 50) <= 2, "released \(released) of 50")
+        #expect(cadences.allSatisfy { abs($0 - 50) < 0.5 }, "cadences \(cadences)")
+    }
+
     /// A walk of 100 steps/min from 10 s to 70 s whose rhythm is lost for the frames centred in
     /// `gap` while the wrist moves with `gapRMS` (below the noise floor: the wrist is still
     /// there); after the gap, the stride is `strideAfter`.

@@ -111,6 +111,11 @@ struct WalkTracker: Sendable {
     /// How far a resumed walk's pace may differ from the one before the gap, as a share: the
     /// walk's own pace varies that much (the cadence published is held within it too).
     static let resumedPaceTolerance = 0.3
+    /// The least sum of votes that turns a walk to the other reading (step or stride), in units
+    /// of one frame's clear vote: a walk whose frames have all been ties (evidence and prior
+    /// cancelling, weight near 0) holds no support, and a frame a hair past the tie would
+    /// otherwise turn it. Any value from 0.1 to 0.5 gives the same development figures.
+    static let leastVotesToSwitch = 0.25
 
     /// Seconds of the walks counted so far, from each start to its end.
     private(set) var walkingSeconds = 0.0
@@ -253,14 +258,14 @@ struct WalkTracker: Sendable {
                 current.support += weight
             } else if Self.same(reading, 2 * followed, tolerance: tolerance) {
                 current.votesForDouble += weight
-                if current.votesForDouble > current.support {
+                if current.votesForDouble > Swift.max(current.support, Self.leastVotesToSwitch) {
                     current = Self.switched(current, to: reading, votes: current.votesForDouble)
                 }
             } else if [2.0, 3.0].contains(where: { Self.same(reading, followed / $0, tolerance: tolerance) }) {
                 // A shorter reading of the same rhythm: the followed period may be a repeat of
                 // two or three of its periods.
                 current.votesForHalf += weight
-                if current.votesForHalf > current.support {
+                if current.votesForHalf > Swift.max(current.support, Self.leastVotesToSwitch) {
                     current = Self.switched(current, to: reading, votes: current.votesForHalf)
                 }
             } else if frame.periodicity >= parameters.periodicityToStart,
