@@ -40,6 +40,19 @@ public struct StepCounter: Sendable {
     /// Half the width of a heel strike's transient at the wrist, seconds: a landing's shock
     /// rises and falls within about 0.1-0.25 s, a swing of the arm takes far longer.
     static let heelStrikeHalfWidthSeconds = 0.12
+    /// The highest the band-pass's high edge may be, as a share of the analysis rate: under
+    /// Nyquist (half the rate), where the Butterworth design stops. At 25 Hz that is 11.25 Hz,
+    /// far above the 4 Hz edge: it binds only if the rate or the fastest cadence changes.
+    static let highestBandEdgeShareOfRate = 0.45
+    /// Lags measured beyond the longest stride: the searches around a lag (the comb's spread,
+    /// the peaks' tolerances) read up to one lag past it, and a peak there needs the lag after
+    /// it (to be a peak, and for the parabola that refines it).
+    static let lagsBeyondLongestStride = 2
+    /// Heel strikes kept beyond one per shortest step in a window: they are a refractory period
+    /// apart, rounded down to whole samples (0.28 s for the 0.3 s step at 25 Hz), and a window
+    /// holds one more than the intervals between them: at most 36 in 10 s against 34 shortest
+    /// steps. Landings a real step apart come far fewer.
+    static let spareHeelStrikes = 4
     /// Input gaps longer than this, in seconds, end a walk and restart the stream.
     static let maximumGapSeconds = 2.5
     /// The signal kept for placing a walk's edges, seconds: its start is searched up to a
@@ -101,9 +114,9 @@ public struct StepCounter: Sendable {
         let stretchesPerBlock = Swift.max(1, Int((parameters.windowSeconds * rate / Double(stretch * Self.blocks)).rounded()))
         window = Self.blocks * stretchesPerBlock * stretch
         hopSeconds = Double(stretch) / rate
-        let maximumLag = Int((parameters.longestStrideSeconds * rate).rounded(.up)) + 2
-        signal = GaitSignal(rateHz: rate, maximumGapSeconds: Self.maximumGapSeconds,
-                            lowHz: parameters.bandLowHz, highHz: Swift.min(parameters.bandHighHz, 0.45 * rate),
+        let maximumLag = Int((parameters.longestStrideSeconds * rate).rounded(.up)) + Self.lagsBeyondLongestStride
+        signal = GaitSignal(rateHz: rate, maximumGapSeconds: Self.maximumGapSeconds, lowHz: parameters.bandLowHz,
+                            highHz: Swift.min(parameters.bandHighHz, Self.highestBandEdgeShareOfRate * rate),
                             clipRatio: parameters.clipRatio, clipTimeConstantSeconds: parameters.clipTimeConstantSeconds,
                             heelStrikeHalfWidthSeconds: Self.heelStrikeHalfWidthSeconds)
         magnitudeCorrelation = RunningAutocorrelation(channels: 1, maximumLag: maximumLag, blocks: Self.blocks,
@@ -112,8 +125,11 @@ public struct StepCounter: Sendable {
                                                    stretchesPerBlock: stretchesPerBlock, stretchLength: stretch)
         analysis = RhythmAnalysis(rateHz: rate, parameters: parameters, maximumLag: maximumLag)
         tracker = WalkTracker(parameters: parameters, hopSeconds: hopSeconds)
-        heelStrikes = HeelStrikes(floorG: parameters.heelStrikeG, refractorySamples: Swift.max(1, Int((parameters.shortestStepSeconds * rate).rounded(.down))),
-                                  capacity: Int((parameters.windowSeconds / parameters.shortestStepSeconds).rounded(.up)) + 4)
+        let refractorySamples = Swift.max(1, Int((parameters.shortestStepSeconds * rate).rounded(.down)))
+        let heelStrikeCapacity = Int((parameters.windowSeconds / parameters.shortestStepSeconds).rounded(.up))
+            + Self.spareHeelStrikes
+        heelStrikes = HeelStrikes(floorG: parameters.heelStrikeG, refractorySamples: refractorySamples,
+                                  capacity: heelStrikeCapacity)
         let envelopeCount = Int(Self.envelopeSeconds * rate)
         envelope = RingBuffer(capacity: envelopeCount, filling: 0)
         magnitudeR = [Double](repeating: 0, count: maximumLag + 1)
