@@ -55,8 +55,12 @@ public struct StepCounter: Sendable {
     static let spareHeelStrikes = 4
     /// Input gaps longer than this, in seconds, end a walk and restart the stream.
     static let maximumGapSeconds = 2.5
-    /// The signal kept for placing a walk's edges, seconds: its start is searched up to a
-    /// window and a half back.
+    /// The signal kept for placing a walk's edges, seconds. At the standard 10 s window a start
+    /// is searched back at most 19 s from the newest value: half a window to the newest frame's
+    /// centre, up to a window's worth of frames before it (a gathered start, 9 s) and half a
+    /// window beyond. Fixed, not derived from the window, which the parameter draws move by up
+    /// to 10 %: at a longer window the search stops at the oldest value kept, and a derived
+    /// length would change what the draws that lengthen the window count.
     static let envelopeSeconds = 20.0
 
     public let parameters: Parameters
