@@ -35,13 +35,6 @@ struct WalkTracker: Sendable {
             self.newestSeconds = newestSeconds
             self.rateHz = rateHz
         }
-
-        /// From values oldest first.
-        init(values: [Double], newestSeconds: Double, rateHz: Double) {
-            var ring = RingBuffer(capacity: Swift.max(1, values.count), filling: 0.0)
-            for value in values { ring.append(value) }
-            self.init(values: ring, newestSeconds: newestSeconds, rateHz: rateHz)
-        }
     }
 
     private let parameters: StepCounter.Parameters
