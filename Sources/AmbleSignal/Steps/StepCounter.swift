@@ -17,9 +17,10 @@ import RealModule
 ///    same period keeps it going; the walk's steps are its cadence integrated over its
 ///    duration, its start and end placed where the movement fades.
 ///
-/// Steps are released once they are certain: about 10 s after they were taken (a walk's
-/// first steps all at once, when it is confirmed). `finish()` releases what the end of a
-/// stream leaves pending.
+/// Steps are released once they are certain: about 10 s after they were taken, once the walk
+/// holds `minimumWalkSteps` such steps (a walk's first steps all at once: never with the frame
+/// that confirms the walk, at the earliest one frame, 1 s, later). `finish()` releases what
+/// the end of a stream leaves pending.
 ///
 /// Cadence (`cadenceStepsPerMinute`) is the walk's, from its newest window, published once per
 /// second of sample time, and 0 when no walk is under way.
