@@ -21,8 +21,9 @@ struct StepAnalysis {
     static let defaultGait = GaitModel(heightMeters: 1.70, weightKilograms: 70)
 
     /// One release of steps, for `--trace`: the input sample's time (steps are released about
-    /// 10 s after they were taken, a walk's first ones when it is confirmed, its last ones when
-    /// it ends), the steps, the running total and the cadence the counter publishes.
+    /// 10 s after they were taken, a walk's first ones together 1 s or more after it is
+    /// confirmed, its last ones when it ends), the steps, the running total and the cadence the
+    /// counter publishes.
     struct Release {
         var timeSeconds: Double
         var steps: Int

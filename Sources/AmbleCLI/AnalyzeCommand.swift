@@ -27,7 +27,8 @@ struct AnalyzeStepsCommand: ParsableCommand {
 
     @Flag(help: ArgumentHelp(
         "Print CSV time_s,steps,total_steps,cadence_spm: one row each time the counter releases steps.",
-        discussion: "time_s is when the steps were released: about 10 s after they were taken; a walk's first steps when it is confirmed, its last when it ends."))
+        discussion: "time_s is when the steps were released: about 10 s after they were taken; a walk's first steps"
+            + " together, 1 s or more after it is confirmed; its last when it ends."))
     var trace = false
 
     @Option(name: .customLong("height-cm"), help: "Wearer's height in cm, for the default step length (0.414 x height).")

@@ -109,22 +109,9 @@ struct StepCounterPropertiesTests {
         #expect(abs(flagged.totalSteps - plain.totalSteps) <= 2, "\(flagged.totalSteps) against \(plain.totalSteps)")
     }
 
-    @Test("the resampler measures the input's sample interval; gaps are not intervals")
-    func inputInterval() {
-        var resampler = UniformResampler(periodSeconds: 0.04, maximumGapSeconds: 2.5)
-        #expect(resampler.inputIntervalSeconds == nil)
-        for k in 0 ..< 200 {
-            resampler.append(timeSeconds: Double(k) * 0.08, value: 1)
-            while resampler.nextOutput() != nil {}
-        }
-        #expect(abs(resampler.inputIntervalSeconds! - 0.08) < 1e-9)
-        resampler.append(timeSeconds: 199 * 0.08 + 1.5, value: 1)
-        #expect(abs(resampler.inputIntervalSeconds! - 0.08) < 1e-9)
-    }
-
     @Test("the resampler averages fast input and interpolates slow input")
     func resampler() {
-        var fast = UniformResampler(periodSeconds: 0.04, maximumGapSeconds: 2.5)
+        var fast = UniformResampler(periodSeconds: 0.04, maximumGapSeconds: 2.5, of: Double.self)
         var outputs: [Double] = []
         // A 125 Hz ramp of 1 g/s: each 40 ms bin holds the ramp's mean over the bin.
         for k in 0 ... 250 {
@@ -137,7 +124,7 @@ struct StepCounterPropertiesTests {
         #expect(outputs.count == 50)
         for (i, v) in outputs.enumerated() { #expect(abs(v - (Double(i) + 0.5) * 0.04) < 1e-9) }
 
-        var slow = UniformResampler(periodSeconds: 0.04, maximumGapSeconds: 2.5)
+        var slow = UniformResampler(periodSeconds: 0.04, maximumGapSeconds: 2.5, of: Double.self)
         outputs = []
         for k in 0 ... 25 {  // 12.5 Hz constant 1 g with one 1 s gap, to 3 s
             let t = k < 10 ? Double(k) * 0.08 : Double(k) * 0.08 + 1

@@ -189,9 +189,10 @@ struct StepStagesTests {
     /// An envelope with movement of `rms` between `from` and `to` seconds, quiet elsewhere.
     func envelope(newest: Double, from: Double, to: Double, rms: Double = 0.2) -> WalkTracker.Envelope {
         let count = 500
-        let values = (0 ..< count).map { i -> Double in
+        var values = RingBuffer(capacity: count, filling: 0.0)
+        for i in 0 ..< count {
             let t = newest - Double(count - 1 - i) / 25
-            return t >= from && t <= to ? rms * (i % 2 == 0 ? 1.4 : -1.4) : 0.001
+            values.append(t >= from && t <= to ? rms * (i % 2 == 0 ? 1.4 : -1.4) : 0.001)
         }
         return WalkTracker.Envelope(values: values, newestSeconds: newest, rateHz: 25)
     }

@@ -29,6 +29,11 @@ struct GaitSignal: Sendable {
         var z: Double
     }
 
+    /// The least mean absolute value a clipping limit follows, g: without it a still wrist's
+    /// mean (sensor noise) or a restarted stream's (0) would clip the next movement to almost
+    /// nothing while the mean catches up. `clipRatio` times it stays below `noiseFloorG`.
+    static let clipFloorG = 0.01
+
     let rateHz: Double
     private let maximumGapSeconds: Double
     private let lowHz: Double
@@ -121,7 +126,7 @@ struct GaitSignal: Sendable {
     /// then follows it (an exponential mean, `clipSmoothing` per tick). The four lanes at once,
     /// each as on its own (on |a| alone the last two carry the band-passed zeros, never read).
     private mutating func clipped(_ value: SIMD4<Double>) -> SIMD4<Double> {
-        let floor = SIMD4<Double>(repeating: 0.01)
+        let floor = SIMD4<Double>(repeating: Self.clipFloorG)
         // `Swift.max(a, b)` and `Swift.min(a, b)` lane by lane: b where b >= a (max), b where b < a (min).
         let limit = clipRatio * meanAbsolute.replacing(with: floor, where: floor .>= meanAbsolute)
         let magnitude = value.replacing(with: -value, where: value .< 0)

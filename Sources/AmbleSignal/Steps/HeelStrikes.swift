@@ -20,6 +20,10 @@ struct HeelStrikes: Sendable {
     static let relativeSize = 0.4
     /// The share of the window's heel strikes that must have a neighbour one step away.
     static let onStepShare = 0.7
+    /// How far the window's heel strikes per step may be from one, as a factor either way:
+    /// halfway to two per step, so that a step read at half or twice its length fails
+    /// (two landings per step read, or one per two) while a missed or extra landing passes.
+    static let perStepFactor = 1.5
 
     let floorG: Double
     let refractorySamples: Int
@@ -86,8 +90,9 @@ struct HeelStrikes: Sendable {
 
     /// Whether the heel strikes between `start` and `end` (seconds) fall on a step period of
     /// `stepPeriod` seconds: of the impulses at least `relativeSize` of the window's larger
-    /// ones, there are between 1 / 1.5 and 1.5 per step, and at least `onStepShare` of them
-    /// have another one a step (within `timingTolerance`) before or after them.
+    /// ones, there are between 1 / `perStepFactor` and `perStepFactor` per step, and at least
+    /// `onStepShare` of them have another one a step (within `timingTolerance`) before or
+    /// after them.
     mutating func confirm(stepPeriod: Double, from start: Double, to end: Double) -> Bool {
         guard stepPeriod > 0, end > start else { return false }
         times.removeAll(keepingCapacity: true)
@@ -119,7 +124,7 @@ struct HeelStrikes: Sendable {
             }
         }
         let perStep = Double(kept) * stepPeriod / (end - start)
-        guard perStep >= 1 / 1.5, perStep <= 1.5 else { return false }
+        guard perStep >= 1 / Self.perStepFactor, perStep <= Self.perStepFactor else { return false }
         return Double(onStep) >= Self.onStepShare * Double(kept)
     }
 }

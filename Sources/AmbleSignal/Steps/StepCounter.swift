@@ -17,9 +17,10 @@ import RealModule
 ///    same period keeps it going; the walk's steps are its cadence integrated over its
 ///    duration, its start and end placed where the movement fades.
 ///
-/// Steps are released once they are certain: about 10 s after they were taken (a walk's
-/// first steps all at once, when it is confirmed). `finish()` releases what the end of a
-/// stream leaves pending.
+/// Steps are released once they are certain: about 10 s after they were taken, once the walk
+/// holds `minimumWalkSteps` such steps (a walk's first steps all at once: never with the frame
+/// that confirms the walk, at the earliest one frame, 1 s, later). `finish()` releases what
+/// the end of a stream leaves pending.
 ///
 /// Cadence (`cadenceStepsPerMinute`) is the walk's, from its newest window, published once per
 /// second of sample time, and 0 when no walk is under way.
@@ -40,10 +41,27 @@ public struct StepCounter: Sendable {
     /// Half the width of a heel strike's transient at the wrist, seconds: a landing's shock
     /// rises and falls within about 0.1-0.25 s, a swing of the arm takes far longer.
     static let heelStrikeHalfWidthSeconds = 0.12
+    /// The highest the band-pass's high edge may be, as a share of the analysis rate: under
+    /// Nyquist (half the rate), where the Butterworth design stops. At 25 Hz that is 11.25 Hz,
+    /// far above the 4 Hz edge: it binds only if the rate or the fastest cadence changes.
+    static let highestBandEdgeShareOfRate = 0.45
+    /// Lags measured beyond the longest stride: the searches around a lag (the comb's spread,
+    /// the peaks' tolerances) read up to one lag past it, and a peak there needs the lag after
+    /// it (to be a peak, and for the parabola that refines it).
+    static let lagsBeyondLongestStride = 2
+    /// Heel strikes kept beyond one per shortest step in a window: they are a refractory period
+    /// apart, rounded down to whole samples (0.28 s for the 0.3 s step at 25 Hz), and a window
+    /// holds one more than the intervals between them: at most 36 in 10 s against 34 shortest
+    /// steps. Landings a real step apart come far fewer.
+    static let spareHeelStrikes = 4
     /// Input gaps longer than this, in seconds, end a walk and restart the stream.
     static let maximumGapSeconds = 2.5
-    /// The signal kept for placing a walk's edges, seconds: its start is searched up to a
-    /// window and a half back.
+    /// The signal kept for placing a walk's edges, seconds. At the standard 10 s window a start
+    /// is searched back at most 19 s from the newest value: half a window to the newest frame's
+    /// centre, up to a window's worth of frames before it (a gathered start, 9 s) and half a
+    /// window beyond. Fixed, not derived from the window, which the parameter draws move by up
+    /// to 10 %: at a longer window the search stops at the oldest value kept, and a derived
+    /// length would change what the draws that lengthen the window count.
     static let envelopeSeconds = 20.0
 
     public let parameters: Parameters
@@ -101,9 +119,9 @@ public struct StepCounter: Sendable {
         let stretchesPerBlock = Swift.max(1, Int((parameters.windowSeconds * rate / Double(stretch * Self.blocks)).rounded()))
         window = Self.blocks * stretchesPerBlock * stretch
         hopSeconds = Double(stretch) / rate
-        let maximumLag = Int((parameters.longestStrideSeconds * rate).rounded(.up)) + 2
-        signal = GaitSignal(rateHz: rate, maximumGapSeconds: Self.maximumGapSeconds,
-                            lowHz: parameters.bandLowHz, highHz: Swift.min(parameters.bandHighHz, 0.45 * rate),
+        let maximumLag = Int((parameters.longestStrideSeconds * rate).rounded(.up)) + Self.lagsBeyondLongestStride
+        signal = GaitSignal(rateHz: rate, maximumGapSeconds: Self.maximumGapSeconds, lowHz: parameters.bandLowHz,
+                            highHz: Swift.min(parameters.bandHighHz, Self.highestBandEdgeShareOfRate * rate),
                             clipRatio: parameters.clipRatio, clipTimeConstantSeconds: parameters.clipTimeConstantSeconds,
                             heelStrikeHalfWidthSeconds: Self.heelStrikeHalfWidthSeconds)
         magnitudeCorrelation = RunningAutocorrelation(channels: 1, maximumLag: maximumLag, blocks: Self.blocks,
@@ -112,8 +130,11 @@ public struct StepCounter: Sendable {
                                                    stretchesPerBlock: stretchesPerBlock, stretchLength: stretch)
         analysis = RhythmAnalysis(rateHz: rate, parameters: parameters, maximumLag: maximumLag)
         tracker = WalkTracker(parameters: parameters, hopSeconds: hopSeconds)
-        heelStrikes = HeelStrikes(floorG: parameters.heelStrikeG, refractorySamples: Swift.max(1, Int((parameters.shortestStepSeconds * rate).rounded(.down))),
-                                  capacity: Int((parameters.windowSeconds / parameters.shortestStepSeconds).rounded(.up)) + 4)
+        let refractorySamples = Swift.max(1, Int((parameters.shortestStepSeconds * rate).rounded(.down)))
+        let heelStrikeCapacity = Int((parameters.windowSeconds / parameters.shortestStepSeconds).rounded(.up))
+            + Self.spareHeelStrikes
+        heelStrikes = HeelStrikes(floorG: parameters.heelStrikeG, refractorySamples: refractorySamples,
+                                  capacity: heelStrikeCapacity)
         let envelopeCount = Int(Self.envelopeSeconds * rate)
         envelope = RingBuffer(capacity: envelopeCount, filling: 0)
         magnitudeR = [Double](repeating: 0, count: maximumLag + 1)

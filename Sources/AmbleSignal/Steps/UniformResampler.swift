@@ -28,9 +28,6 @@ struct UniformResampler<Value: ResampledValue>: Sendable {
     private var binIntegral = Value.zero
     /// Set when the last `append` restarted the stream (first sample or a long gap).
     private(set) var didRestart = false
-    /// The input's sample interval, seconds: a running mean (time constant about 50 samples)
-    /// of the intervals up to 0.5 s (longer ones are gaps); nil before the second sample.
-    private(set) var inputIntervalSeconds: Double?
 
     init(periodSeconds: Double, maximumGapSeconds: Double, of _: Value.Type) {
         self.periodSeconds = periodSeconds
@@ -60,10 +57,6 @@ struct UniformResampler<Value: ResampledValue>: Sendable {
             return
         }
         guard timeSeconds > segmentEndTime else { return }
-        let interval = timeSeconds - segmentEndTime
-        if interval <= 0.5 {
-            inputIntervalSeconds = inputIntervalSeconds.map { $0 + 0.02 * (interval - $0) } ?? interval
-        }
         segmentStartTime = segmentEndTime
         segmentStartValue = segmentEndValue
         segmentEndTime = timeSeconds
@@ -102,12 +95,6 @@ struct UniformResampler<Value: ResampledValue>: Sendable {
     private func integral(from start: Double, to end: Double) -> Value {
         guard end > start else { return .zero }
         return (valueAt(start) + valueAt(end)) * (end - start) * 0.5
-    }
-}
-
-extension UniformResampler where Value == Double {
-    init(periodSeconds: Double, maximumGapSeconds: Double) {
-        self.init(periodSeconds: periodSeconds, maximumGapSeconds: maximumGapSeconds, of: Double.self)
     }
 }
 

@@ -35,13 +35,6 @@ struct WalkTracker: Sendable {
             self.newestSeconds = newestSeconds
             self.rateHz = rateHz
         }
-
-        /// From values oldest first.
-        init(values: [Double], newestSeconds: Double, rateHz: Double) {
-            var ring = RingBuffer(capacity: Swift.max(1, values.count), filling: 0.0)
-            for value in values { ring.append(value) }
-            self.init(values: ring, newestSeconds: newestSeconds, rateHz: rateHz)
-        }
     }
 
     private let parameters: StepCounter.Parameters
@@ -116,6 +109,16 @@ struct WalkTracker: Sendable {
     /// cancelling, weight near 0) holds no support, and a frame a hair past the tie would
     /// otherwise turn it. Any value from 0.1 to 0.5 gives the same development figures.
     static let leastVotesToSwitch = 0.25
+    /// A last-seconds pace within this share of the one read before it is the same pace read
+    /// again, and is averaged with it: step-to-step variation while walking is 2-5 %.
+    static let paceAveragingTolerance = 0.05
+    /// A reading this many times shorter than the step followed is the same rhythm: the
+    /// period followed may be a repeat of two or three of its periods.
+    static let shorterRepeats: [Double] = [2, 3]
+    /// A clear reading this many times the step followed is the walk's own rhythm repeating
+    /// after more steps (a stride and a half, two strides), not a slower pace (twice the step,
+    /// one stride, is a vote for the stride).
+    static let longerRepeats: [Double] = [3, 4]
 
     /// Seconds of the walks counted so far, from each start to its end.
     private(set) var walkingSeconds = 0.0
@@ -261,7 +264,7 @@ struct WalkTracker: Sendable {
                 if current.votesForDouble > Swift.max(current.support, Self.leastVotesToSwitch) {
                     current = Self.switched(current, to: reading, votes: current.votesForDouble)
                 }
-            } else if [2.0, 3.0].contains(where: { Self.same(reading, followed / $0, tolerance: tolerance) }) {
+            } else if Self.shorterRepeats.contains(where: { Self.same(reading, followed / $0, tolerance: tolerance) }) {
                 // A shorter reading of the same rhythm: the followed period may be a repeat of
                 // two or three of its periods.
                 current.votesForHalf += weight
@@ -270,7 +273,7 @@ struct WalkTracker: Sendable {
                 }
             } else if frame.periodicity >= parameters.periodicityToStart,
                       frame.recentStrideSeconds.map({ Self.same($0 / 2, reading, tolerance: tolerance) }) == true,
-                      ![3.0, 4.0].contains(where: { Self.same(reading, followed * $0, tolerance: tolerance) }) {
+                      !Self.longerRepeats.contains(where: { Self.same(reading, followed * $0, tolerance: tolerance) }) {
                 // A clear new rhythm that the last few seconds show too: the walker changed pace
                 // by more than the tolerance.
                 current = Self.switched(current, to: reading, votes: weight, rereading: false)
@@ -284,7 +287,7 @@ struct WalkTracker: Sendable {
         // steps); one further off is a change of pace, taken as it is.
         if let recent = frame.recentStrideSeconds.map({ $0 / 2 }), Self.same(recent, current.stepPeriodSeconds, tolerance: Self.resumedPaceTolerance) {
             current.recentStepPeriodSeconds = current.recentStepPeriodSeconds.map {
-                Self.same($0, recent, tolerance: 0.05) ? ($0 + recent) / 2 : recent
+                Self.same($0, recent, tolerance: Self.paceAveragingTolerance) ? ($0 + recent) / 2 : recent
             } ?? recent
         }
         if let recent = current.recentStepPeriodSeconds, frame.periodicityAtFollowed < parameters.periodicityToStart {
