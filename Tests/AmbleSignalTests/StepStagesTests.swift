@@ -245,47 +245,46 @@ struct StepStagesTests {
         #expect(abs(released - 100) <= 3, "released \(released) of 100")
     }
 
-    @Test("an octave switch in a weak rhythm holds: the last seconds' pace moves with it")
-    func octaveSwitchInAWeakRhythm() {
+    /// A walk whose frames are centred 13-67 s (one a second, quiet before and after): each
+    /// walking frame is `walkingFrame(centre, tracker)`. The steps released, and the cadence
+    /// published after each walking frame centred past 25 s.
+    func walk(_ walkingFrame: (Double, WalkTracker) -> RhythmFrame) -> (released: Int, cadences: [Double]) {
         var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
         var released = 0
         var cadences: [Double] = []
-        // As above, but the rhythm at the followed period is weak (0.4: enough to continue, not
-        // to start), and each frame's last-4-s stride is measured, as the counter measures it,
-        // near twice the step the walk follows at that moment.
         for end in stride(from: 10.0, through: 90, by: 1) {
             let centre = end - 5
             let walking = centre > 12 && centre < 68
-            let vote = centre < 17 ? -0.4 : 1.0
-            var f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: vote, followed: 0.4)
-                : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
-            if walking { f.recentStrideSeconds = tracker.followedStepPeriodSeconds.map { 2 * $0 } }
+            let f = walking ? walkingFrame(centre, tracker) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
             released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
             if walking, centre > 25 { cadences.append(tracker.cadenceStepsPerMinute) }
         }
         released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        return (released, cadences)
+    }
+
+    @Test("an octave switch in a weak rhythm holds: the last seconds' pace moves with it")
+    func octaveSwitchInAWeakRhythm() {
+        // As above, but the rhythm at the followed period is weak (0.4: enough to continue, not
+        // to start), and each frame's last-4-s stride is measured, as the counter measures it,
+        // near twice the step the walk follows at that moment.
+        let (released, cadences) = walk { centre, tracker in
+            var f = frame(centre, base: 1.2, periodicity: 0.8, vote: centre < 17 ? -0.4 : 1.0, followed: 0.4)
+            f.recentStrideSeconds = tracker.followedStepPeriodSeconds.map { 2 * $0 }
+            return f
+        }
         #expect(abs(released - 100) <= 3, "released \(released) of 100")
         #expect(cadences.allSatisfy { abs($0 - 100) < 0.5 }, "cadences \(cadences)")
     }
 
     @Test("frames that tie on step or stride do not turn a walk to the other octave")
     func tiedVotesHold() {
-        var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
-        var released = 0
-        var cadences: [Double] = []
         // A slow walk, 50 steps/min, whose frames' evidence for a step and prior for a stride
         // cancel (vote 0: read as a step, with no weight); every fifth frame lands a hair on the
         // stride side (read as half the step). The tie must not switch the walk to 100 steps/min.
-        for end in stride(from: 10.0, through: 90, by: 1) {
-            let centre = end - 5
-            let walking = centre > 12 && centre < 68
-            let vote = Int(centre) % 5 == 0 ? 0.001 : 0
-            let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: vote)
-                : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
-            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
-            if walking, centre > 25 { cadences.append(tracker.cadenceStepsPerMinute) }
+        let (released, cadences) = walk { centre, _ in
+            frame(centre, base: 1.2, periodicity: 0.8, vote: Int(centre) % 5 == 0 ? 0.001 : 0)
         }
-        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
         #expect(abs(released - 50) <= 2, "released \(released) of 50")
         #expect(cadences.allSatisfy { abs($0 - 50) < 0.5 }, "cadences \(cadences)")
     }
