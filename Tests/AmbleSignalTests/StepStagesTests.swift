@@ -287,6 +287,27 @@ struct StepStagesTests {
         }
         #expect(abs(released - 50) <= 2, "released \(released) of 50")
         #expect(cadences.allSatisfy { abs($0 - 50) < 0.5 }, "cadences \(cadences)")
+        // The other way: a walk of 100 steps/min read as steps in tied windows; every fifth
+        // reads its stride (twice the step) a hair on the step side. It stays at 100.
+        let (releasedBrisk, cadencesBrisk) = walk { centre, _ in
+            Int(centre) % 5 == 0 ? frame(centre, base: 1.2, periodicity: 0.8, vote: -0.001)
+                : frame(centre, base: 0.6, periodicity: 0.8, vote: 0)
+        }
+        #expect(abs(releasedBrisk - 100) <= 3, "released \(releasedBrisk) of 100")
+        #expect(cadencesBrisk.allSatisfy { abs($0 - 100) < 0.5 }, "cadences \(cadencesBrisk)")
+    }
+
+    @Test("a real majority still turns a walk at once: the second window leaning 0.2 the other way")
+    func leaningVotesTurn() {
+        // Tied windows (no support) read 50 steps/min until the window centred at 30 s; from
+        // 31 s each leans 0.2 towards the stride (0.6 s steps). The first leaves the sum at
+        // 0.2, under `leastVotesToSwitch`; the second, 0.4, turns the walk.
+        let (_, cadences) = walk { centre, _ in
+            frame(centre, base: 1.2, periodicity: 0.8, vote: centre > 30 ? 0.2 : 0)
+        }
+        // `cadences` starts with the window centred at 26 s.
+        #expect(abs(cadences[31 - 26] - 50) < 0.5, "at 31 s: \(cadences[31 - 26])")
+        #expect(cadences[(32 - 26)...].allSatisfy { abs($0 - 100) < 0.5 }, "from 32 s: \(cadences[(32 - 26)...])")
     }
 
     /// A walk of 100 steps/min from 10 s to 70 s whose rhythm is lost for the frames centred in

@@ -20,8 +20,8 @@ struct HeelStrikes: Sendable {
     static let relativeSize = 0.4
     /// The share of the window's heel strikes that must have a neighbour one step away.
     static let onStepShare = 0.7
-    /// How far the window's heel strikes per step may be from one, as a factor either way:
-    /// halfway to two per step, so that a step read at half or twice its length fails
+    /// How far the window's heel strikes per step may be from one, as a factor either way
+    /// (1 / 1.5 to 1.5 per step): short of two, so that a step read at half or twice its length fails
     /// (two landings per step read, or one per two) while a missed or extra landing passes.
     static let perStepFactor = 1.5
 

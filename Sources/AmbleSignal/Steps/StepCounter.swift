@@ -33,7 +33,8 @@ public struct StepCounter: Sendable {
     /// How often the rhythm is measured, seconds (a whole number of samples).
     static let hopSeconds = 1.0
     /// The window is measured in this many blocks, whose median is its rhythm: five, so that
-    /// two spoiled blocks of ten seconds still leave the rhythm.
+    /// two spoiled blocks of ten seconds still leave the rhythm. `RunningAutocorrelation`
+    /// requires five (its median of five is written out, lane by lane).
     static let blocks = 5
     /// The pace the band compares with the limit is measured on the newest two blocks (4 s):
     /// a change of pace shows in them within about 5 s.
@@ -51,8 +52,9 @@ public struct StepCounter: Sendable {
     static let lagsBeyondLongestStride = 2
     /// Heel strikes kept beyond one per shortest step in a window: they are a refractory period
     /// apart, rounded down to whole samples (0.28 s for the 0.3 s step at 25 Hz), and a window
-    /// holds one more than the intervals between them: at most 36 in 10 s against 34 shortest
-    /// steps. Landings a real step apart come far fewer.
+    /// holds one more than the intervals between them: at the standard parameters at most 36 in
+    /// 10 s against 34 shortest steps (a draw of the cadence range can leave the worst case one
+    /// over, which drops the oldest). Landings a real step apart come far fewer.
     static let spareHeelStrikes = 4
     /// Input gaps longer than this, in seconds, end a walk and restart the stream.
     static let maximumGapSeconds = 2.5

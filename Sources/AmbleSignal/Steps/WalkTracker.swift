@@ -11,7 +11,8 @@
 ///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
 ///   over (the walker changed pace by more than the tolerance in one window).
 /// - **Step or stride:** each frame with some rhythm of its own (`periodicityToContinue`) votes;
-///   the walk follows the majority of its frames.
+///   the walk follows the majority of its frames, once the votes for the other reading add up
+///   to more than both its support and `leastVotesToSwitch`.
 /// - **Edges:** a window cannot tell where inside it a walk starts or ends; the start and end
 ///   are placed where the short-time RMS of |a| (over one stride) falls below
 ///   `edgeEnergyShare` of the walk's typical RMS, within half a window of the first and last
@@ -104,10 +105,12 @@ struct WalkTracker: Sendable {
     /// How far a resumed walk's pace may differ from the one before the gap, as a share: the
     /// walk's own pace varies that much (the cadence published is held within it too).
     static let resumedPaceTolerance = 0.3
-    /// The least sum of votes that turns a walk to the other reading (step or stride), in units
-    /// of one frame's clear vote: a walk whose frames have all been ties (evidence and prior
-    /// cancelling, weight near 0) holds no support, and a frame a hair past the tie would
-    /// otherwise turn it. Any value from 0.1 to 0.5 gives the same development figures.
+    /// The votes for the other reading (step or stride) must add up to more than this, in units
+    /// of one frame's clear vote, to turn a walk: a walk whose frames have all been ties
+    /// (evidence and prior cancelling, weight near 0) holds no support, and a frame a hair past
+    /// the tie turned it. Any value from 0.1 to 0.5 gives the same development figures and
+    /// leave-one-device-out (the draws move by 0.1 point at most). Votes do not fade: near-ties
+    /// leaning one way over a long walk still add up and turn it, later.
     static let leastVotesToSwitch = 0.25
     /// A last-seconds pace within this share of the one read before it is the same pace read
     /// again, and is averaged with it: step-to-step variation while walking is 2-5 %.
