@@ -47,8 +47,7 @@ struct StepAnalysis {
         try recording.forEachRow { row in
             if first == nil { first = row.timeSeconds; nextSecond = row.timeSeconds + 1 }
             last = row.timeSeconds
-            let magnitudeOnly = row.yG == 0 && row.zG == 0
-            let released = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG, isMagnitudeOnly: magnitudeOnly))
+            let released = counter.process(.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
             if let trace, released > 0 {
                 trace(Release(timeSeconds: row.timeSeconds, steps: released, totalSteps: counter.totalSteps,
                               cadenceStepsPerMinute: counter.cadenceStepsPerMinute))

@@ -15,6 +15,12 @@ public struct AccelerationSample: Equatable, Sendable {
         self.isMagnitudeOnly = isMagnitudeOnly
     }
 
+    /// A row of a recording (CSV time_s,x_g,y_g,z_g), as `amble analyze steps` reads it:
+    /// magnitude-only recordings hold |a| in x and 0 in y and z.
+    public static func recorded(timeSeconds: Double, xG: Double, yG: Double, zG: Double) -> AccelerationSample {
+        AccelerationSample(timeSeconds: timeSeconds, xG: xG, yG: yG, zG: zG, isMagnitudeOnly: yG == 0 && zG == 0)
+    }
+
     /// |a| in g.
     public var magnitudeG: Double {
         isMagnitudeOnly ? abs(xG) : (xG * xG + yG * yG + zG * zG).squareRoot()

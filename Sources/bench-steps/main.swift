@@ -111,8 +111,7 @@ case "trace":
     // trace FILE: when steps are released and the cadence then, for looking into a recording.
     var counter = StepCounter()
     try AccelerationRecording(path: arguments[2]).forEachRow { row in
-        let magnitudeOnly = row.yG == 0 && row.zG == 0
-        let n = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG, isMagnitudeOnly: magnitudeOnly))
+        let n = counter.process(.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
         if n > 0 { print("\(formatted(row.timeSeconds, 2)) +\(n) total \(counter.totalSteps) cadence \(formatted(counter.cadenceStepsPerMinute, 1))") }
     }
 case "segments-csv":

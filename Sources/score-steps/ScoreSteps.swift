@@ -210,8 +210,7 @@ func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly:
     var counter = StepCounter(parameters: parameters)
     counter.recordsFrames = true
     try AccelerationRecording(path: path).forEachRow { row in
-        let sample = AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
-                                        isMagnitudeOnly: row.yG == 0 && row.zG == 0)
+        let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG)
         _ = counter.process(magnitudeOnly ? sample.magnitudeOnly : sample)
     }
     _ = counter.finish()
@@ -260,9 +259,8 @@ struct LabelledSet: Sendable {
                 var samples: [AccelerationSample] = []
                 var hadAxes = false
                 try AccelerationRecording(path: folder + "/" + label.file).forEachRow { row in
-                    // Magnitude-only rows hold |a| in x and 0 in y and z, as `amble analyze steps` reads them.
-                    let sample = AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
-                                                    isMagnitudeOnly: row.yG == 0 && row.zG == 0)
+                    let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds,
+                                                             xG: row.xG, yG: row.yG, zG: row.zG)
                     if magnitudeOnly, !sample.isMagnitudeOnly { hadAxes = true }
                     samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
                 }

@@ -30,8 +30,7 @@ struct DevelopmentSetTests {
     static func count(_ path: String, magnitudeOnly: Bool = false) throws -> (steps: Int, cadences: [Double], walkingSeconds: Double) {
         var samples: [AccelerationSample] = []
         try AccelerationRecording(path: path).forEachRow { row in
-            let sample = AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG,
-                                            isMagnitudeOnly: row.yG == 0 && row.zG == 0)
+            let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG)
             samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
         }
         return StepCounter.countWithCadence(samples)

@@ -56,7 +56,7 @@ struct StepStagesTests {
 
     @Test("each block's normalised autocorrelation, then their median, as computed directly")
     func blockAutocorrelation() {
-        var correlation = RunningAutocorrelation(channels: 3, maximumLag: 30, blocks: 5, stretchesPerBlock: 2, stretchLength: 7)
+        var correlation = RunningAutocorrelation(channels: 3, maximumLag: 30, stretchesPerBlock: 2, stretchLength: 7)
         var random = SeededRandom(seed: 8)
         var values: [[Double]] = []
         for n in 0 ..< 400 {
@@ -118,7 +118,7 @@ struct StepStagesTests {
 
     /// The block autocorrelation of a signal with the given period and shape, at 25 Hz.
     func correlation(periodSeconds: Double, strideAsymmetry: Double = 0, seconds: Double = 12) -> [Double] {
-        var correlation = RunningAutocorrelation(channels: 1, maximumLag: 102, blocks: 5, stretchesPerBlock: 2, stretchLength: 25)
+        var correlation = RunningAutocorrelation(channels: 1, maximumLag: 102, stretchesPerBlock: 2, stretchLength: 25)
         var n = 0
         while Double(n) / 25 < seconds || !correlation.completedStretchNow {
             let t = Double(n) / 25
@@ -145,7 +145,7 @@ struct StepStagesTests {
 
     @Test("no base period in noise")
     func noRhythm() {
-        var correlation = RunningAutocorrelation(channels: 1, maximumLag: 102, blocks: 5, stretchesPerBlock: 2, stretchLength: 25)
+        var correlation = RunningAutocorrelation(channels: 1, maximumLag: 102, stretchesPerBlock: 2, stretchLength: 25)
         var random = SeededRandom(seed: 5)
         for _ in 0 ..< 500 { correlation.append(SIMD4(random.gaussian(standardDeviation: 1), 0, 0, 0)) }
         var r = [Double](repeating: 0, count: 103)

@@ -15,12 +15,14 @@
 struct RunningAutocorrelation: Sendable {
     let channels: Int
     let maximumLag: Int
-    let blocks: Int
+    /// Five blocks: two spoiled blocks of a walk's window still leave its rhythm, and the
+    /// median of five is written out (`medianOfFive`), lane by lane.
+    static let blocks = 5
     let stretchesPerBlock: Int
     let stretchLength: Int
     private var blockLength: Int { stretchesPerBlock * stretchLength }
     private var lagCount: Int { maximumLag + 1 }
-    private var stretches: Int { blocks * stretchesPerBlock }
+    private var stretches: Int { Self.blocks * stretchesPerBlock }
     /// Lags are summed `Self.lanes` at a time: `lagCount` rounded up to a multiple of it (the
     /// lags beyond `maximumLag` are measured and never read).
     private let paddedLagCount: Int
@@ -48,19 +50,17 @@ struct RunningAutocorrelation: Sendable {
     /// (`lagCount` lags a row, measured when that stretch completed).
     private var blockR: [Double]
 
-    init(channels: Int, maximumLag: Int, blocks: Int, stretchesPerBlock: Int, stretchLength: Int) {
-        // Five blocks: the median of five is written out (`medianOfFive`), lane by lane.
-        precondition(channels >= 1 && maximumLag >= 1 && blocks == 5 && stretchesPerBlock >= 1 && stretchLength >= 1)
+    init(channels: Int, maximumLag: Int, stretchesPerBlock: Int, stretchLength: Int) {
+        precondition(channels >= 1 && maximumLag >= 1 && stretchesPerBlock >= 1 && stretchLength >= 1)
         self.channels = channels
         self.maximumLag = maximumLag
-        self.blocks = blocks
         self.stretchesPerBlock = stretchesPerBlock
         self.stretchLength = stretchLength
         paddedLagCount = (maximumLag + Self.lanes) / Self.lanes * Self.lanes
-        capacity = blocks * stretchesPerBlock * stretchLength + paddedLagCount
+        capacity = Self.blocks * stretchesPerBlock * stretchLength + paddedLagCount
         history = [Double](repeating: 0, count: (channels + 1) * 2 * capacity)
-        stretchSums = [Double](repeating: 0, count: blocks * stretchesPerBlock * paddedLagCount)
-        blockR = [Double](repeating: 0, count: blocks * stretchesPerBlock * (maximumLag + 1))
+        stretchSums = [Double](repeating: 0, count: Self.blocks * stretchesPerBlock * paddedLagCount)
+        blockR = [Double](repeating: 0, count: Self.blocks * stretchesPerBlock * (maximumLag + 1))
     }
 
     /// Numbers held (constant memory).
@@ -281,7 +281,7 @@ struct RunningAutocorrelation: Sendable {
     func newestBlocks(_ count: Int, into output: inout [Double]) {
         precondition(output.count >= lagCount)
         let lags = lagCount
-        let n = Swift.min(Swift.max(count, 1), blocks)
+        let n = Swift.min(Swift.max(count, 1), Self.blocks)
         blockR.withUnsafeBufferPointer { r in
             output.withUnsafeMutableBufferPointer { out in
                 // Block by block into the output (the same sums, in the same order, as lag by lag).

@@ -32,10 +32,9 @@ public struct StepCounter: Sendable {
     static let rateHz = 25.0
     /// How often the rhythm is measured, seconds (a whole number of samples).
     static let hopSeconds = 1.0
-    /// The window is measured in this many blocks, whose median is its rhythm: five, so that
-    /// two spoiled blocks of ten seconds still leave the rhythm. `RunningAutocorrelation`
-    /// requires five (its median of five is written out, lane by lane).
-    static let blocks = 5
+    /// The window is measured in this many blocks, whose median is its rhythm (five: see
+    /// `RunningAutocorrelation.blocks`).
+    static let blocks = RunningAutocorrelation.blocks
     /// The pace the band compares with the limit is measured on the newest two blocks (4 s):
     /// a change of pace shows in them within about 5 s.
     static let paceBlocks = 2
@@ -126,9 +125,9 @@ public struct StepCounter: Sendable {
                             highHz: Swift.min(parameters.bandHighHz, Self.highestBandEdgeShareOfRate * rate),
                             clipRatio: parameters.clipRatio, clipTimeConstantSeconds: parameters.clipTimeConstantSeconds,
                             heelStrikeHalfWidthSeconds: Self.heelStrikeHalfWidthSeconds)
-        magnitudeCorrelation = RunningAutocorrelation(channels: 1, maximumLag: maximumLag, blocks: Self.blocks,
+        magnitudeCorrelation = RunningAutocorrelation(channels: 1, maximumLag: maximumLag,
                                                       stretchesPerBlock: stretchesPerBlock, stretchLength: stretch)
-        vectorCorrelation = RunningAutocorrelation(channels: 3, maximumLag: maximumLag, blocks: Self.blocks,
+        vectorCorrelation = RunningAutocorrelation(channels: 3, maximumLag: maximumLag,
                                                    stretchesPerBlock: stretchesPerBlock, stretchLength: stretch)
         analysis = RhythmAnalysis(rateHz: rate, parameters: parameters, maximumLag: maximumLag)
         tracker = WalkTracker(parameters: parameters, hopSeconds: hopSeconds)
