@@ -92,16 +92,23 @@ struct PairedBandOptions: ParsableArguments {
         return (chosen, address)
     }
 
-    /// Connects to the paired band over a secure channel.
+    /// Connects to the paired band over a secure channel, trying again for a few seconds
+    /// while the band says it is busy.
     func connect(store: CompanionStore) throws -> (link: CompanionLink, band: PairedBand) {
         let (band, address) = try target(in: store)
-        let stream = try BandAddressOptions.open(address, baud: link.baud, timeout: link.timeout)
-        let link = CompanionLink(stream: stream, laptopKeyPair: try laptopKeyPair(store), clock: SystemClock(), timeoutSeconds: self.link.timeout)
+        // The key first: a connection's first message should follow it at once.
+        let keyPair = try laptopKeyPair(store)
+        let link: CompanionLink
         do {
-            try link.connect(bandPublicKey: band.publicKey)
-            try link.hello()
+            link = try CompanionLink.connectToPairedBand(open: { try BandAddressOptions.open(address, baud: self.link.baud, timeout: self.link.timeout) },
+                                                         laptopKeyPair: keyPair, bandPublicKey: band.publicKey, clock: SystemClock(),
+                                                         timeoutSeconds: self.link.timeout, pause: { usleep(useconds_t($0 * 1e6)) })
+        } catch let error as CommandError {
+            throw error
+        } catch SyncError.refused(_, let refusal) where refusal.code == .busy {
+            let tries = CompanionLink.busyRetryPauses.count + 1
+            throw CommandError("\(band.name) is busy serving other laptops (\(tries) tries in about 5 s); try again in a minute")
         } catch {
-            stream.close()
             throw CommandError(explain(error, band: band.name))
         }
         try store.setAddress(bandID: band.id, address: address)

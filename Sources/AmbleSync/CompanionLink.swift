@@ -196,6 +196,39 @@ public final class CompanionLink {
         return greeted
     }
 
+    /// Pauses between tries when a paired band says it is busy: 3.7 to 5.6 s in all, jittered.
+    ///
+    /// A band takes a few laptops at once and pushes out connections that have not said who
+    /// they are when newer ones arrive. A paired laptop whose first message was a little late
+    /// (a loaded laptop, a flood of strangers on the band's port) is told "busy" although a
+    /// moment later it would get in, so it tries again before it tells the person.
+    public static let busyRetryPauses: [Double] = [0.2, 0.5, 1, 2]
+
+    /// Opens a link with `open`, connects to the paired band with `bandPublicKey` and says
+    /// hello. While the band answers "busy", closes and opens again after each of `pauses`
+    /// (each lengthened by up to half, so laptops turned away together do not come back
+    /// together); any other error ends it at once. `pause` sleeps that many seconds.
+    public static func connectToPairedBand(open: () throws -> any ByteStream, laptopKeyPair: NoiseKeyPair, bandPublicKey: [UInt8],
+                                           clock: any BandClock, timeoutSeconds: Double,
+                                           pauses: [Double] = CompanionLink.busyRetryPauses,
+                                           pause: (Double) -> Void) throws -> CompanionLink {
+        var pausesLeft = pauses[...]
+        while true {
+            let link = CompanionLink(stream: try open(), laptopKeyPair: laptopKeyPair, clock: clock, timeoutSeconds: timeoutSeconds)
+            do {
+                try link.connect(bandPublicKey: bandPublicKey)
+                try link.hello()
+                return link
+            } catch .refused(_, let refusal) where refusal.code == .busy && !pausesLeft.isEmpty {
+                link.stream.close()
+                pause(pausesLeft.removeFirst() * Double.random(in: 1 ... 1.5))
+            } catch {
+                link.stream.close()
+                throw error
+            }
+        }
+    }
+
     /// The band's id and name as the laptop keeps and prints them: an id of letters, digits
     /// and `-` only (a band makes a UUID), a name without control characters.
     private func checkedIdentity(id: String, name: String) throws(SyncError) -> (id: String, name: String) {

@@ -287,6 +287,75 @@ struct BandLinkScenarioTests {
         #expect(busy >= 6)
     }
 
+    /// What a laptop's retry saw: pauses taken, and the band it reached or the error.
+    struct BusyRetry: Sendable {
+        var pauses: [Double]
+        var reached: String?
+        var error: String?
+        var refusedBusy: Bool
+    }
+
+    /// Holds `held` TCP slots with paired laptops that said hello (the band serves 8), then
+    /// connects once more with `connectToPairedBand`; after `freeAfterPauses` pauses one of
+    /// the held ones hangs up.
+    func connectToBand(holding held: Int = 8, freeAfterPauses: Int? = nil, wrongBandKey: Bool = false) throws -> BusyRetry {
+        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 45)
+        let laptopStore = try CompanionStore(path: nil)
+        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+        let address = try listenAddress(run)
+        let bandKey = wrongBandKey ? NoiseKeyPair.generate().publicKey : band.publicKey
+        return try LaptopThread { () throws -> BusyRetry in
+            var holders: [CompanionLink] = []
+            defer { holders.forEach { $0.close() } }
+            for _ in 0 ..< held {
+                let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+                try link.connect(bandPublicKey: band.publicKey)
+                try link.hello()
+                holders.append(link)
+            }
+            var pauses: [Double] = []
+            do {
+                let link = try CompanionLink.connectToPairedBand(
+                    open: { try TCPConnection.connect(to: address) }, laptopKeyPair: laptopKey, bandPublicKey: bandKey,
+                    clock: SystemClock(), timeoutSeconds: 5, pauses: [0.05, 0.05, 0.05]) { seconds in
+                        pauses.append(seconds)
+                        if pauses.count == freeAfterPauses { holders.removeLast().close() }
+                        usleep(useconds_t(seconds * 1e6))
+                    }
+                defer { link.close() }
+                return BusyRetry(pauses: pauses, reached: try link.hello().bandName, error: nil, refusedBusy: false)
+            } catch let error as SyncError {
+                guard case .refused(_, let refusal) = error else {
+                    return BusyRetry(pauses: pauses, reached: nil, error: error.description, refusedBusy: false)
+                }
+                return BusyRetry(pauses: pauses, reached: nil, error: error.description, refusedBusy: refusal.code == .busy)
+            }
+        }.wait(ticking: run)
+    }
+
+    @Test func aLaptopToldBusyTriesAgainAndGetsInOnceASlotFrees() throws {
+        let retry = try connectToBand(freeAfterPauses: 2)
+        #expect(retry.reached == "Simulated band", "\(retry.error ?? "")")
+        #expect(retry.pauses.count == 2, "busy twice (every slot held), then in")
+        #expect(retry.pauses.allSatisfy { (0.05 ... 0.075).contains($0) }, "each pause jittered up by at most half: \(String(describing: retry.pauses))")
+    }
+
+    @Test func aBandBusyAfterEveryPauseIsReportedAsBusy() throws {
+        let retry = try connectToBand()
+        #expect(retry.reached == nil)
+        #expect(retry.refusedBusy, "\(retry.error ?? "")")
+        #expect(retry.pauses.count == 3, "tried once and after each of the three pauses")
+    }
+
+    @Test func onlyBusyIsTriedAgain() throws {
+        // A slot is free, but the key is not the band's: the handshake fails, and no pause.
+        let retry = try connectToBand(holding: 7, wrongBandKey: true)
+        #expect(retry.reached == nil)
+        #expect(!retry.refusedBusy)
+        #expect(retry.pauses.isEmpty, "\(retry.error ?? "")")
+    }
+
     @Test func syncedSessionsPastTheirRetentionArePrunedUnsyncedOnesNever() throws {
         // A calibration, then a second (failed) one standing still: two finished sessions.
         let run = try ScenarioRun(script: calibrationScript + "+8 press next\n+0.3 press next\n+0.3 press select\n",
