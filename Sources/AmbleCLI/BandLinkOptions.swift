@@ -102,7 +102,10 @@ struct PairedBandOptions: ParsableArguments {
         do {
             link = try CompanionLink.connectToPairedBand(open: { try BandAddressOptions.open(address, baud: self.link.baud, timeout: self.link.timeout) },
                                                          laptopKeyPair: keyPair, bandPublicKey: band.publicKey, clock: SystemClock(),
-                                                         timeoutSeconds: self.link.timeout, pause: { usleep(useconds_t($0 * 1e6)) })
+                                                         timeoutSeconds: self.link.timeout) { seconds in
+                writeStandardError("\(band.name) is busy; trying again in \(String(format: "%.1f", seconds)) s\n")
+                usleep(useconds_t(seconds * 1e6))
+            }
         } catch let error as CommandError {
             throw error
         } catch SyncError.refused(_, let refusal) where refusal.code == .busy {
