@@ -82,6 +82,9 @@ extension StepCounter {
         /// The documented values.
         public static let standard = Parameters()
 
+        // Key paths are not in Embedded Swift, which scripts/bench-steps-aarch64 builds the
+        // counter with to count its instructions on the band's processor.
+        #if !hasFeature(Embedded)
         /// A parameter by name, for developer tools that move them (`scripts/score-steps`).
         public struct Named {
             public let name: String
@@ -109,6 +112,7 @@ extension StepCounter {
             Named(name: "heelStrikeG", keyPath: \.heelStrikeG),
             Named(name: "minimumWalkSteps", keyPath: \.minimumWalkSteps),
         ] }
+        #endif
 
         /// The analysis window, seconds: 2.5 strides at the slowest cadence.
         var windowSeconds: Double { 2.5 * 120 / slowestCadenceStepsPerMinute }
