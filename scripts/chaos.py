@@ -752,12 +752,13 @@ def sensor_faults(bins, template, work, report):
 # MARK: A simulated day
 
 
-def day_script(hours):
+def day_script(hours, walk_offset=600):
+    """`walk_offset`: band seconds into each hour at which its walk starts (about 9 minutes long)."""
     lines = ["0:01 hr 64"]
     t = 60
     for h in range(hours):
         # A mindful walk each hour (a calibration first), then rest.
-        start = h * 3600 + 600
+        start = h * 3600 + walk_offset
         lines.append("%d press select" % start if h == 0 else "%d press select" % start)
         if h == 0:
             lines += ["+1 walk 110", "+66 stop", "+2 press next", "+1 press select", "+1 press select"]
@@ -774,8 +775,14 @@ def simulated_day(bins, template, work, hours, rng, report):
     CPU per band hour at the start and the end. Each hour ends with a stored walk, which marks it."""
     trial, band_dir, store = copy_template(template, work, "day")
     script = os.path.join(trial, "day.script")
+    # The band's clock starts at the wall clock's time, so where 09:00 falls in the script's
+    # hours depends on when the trial starts. The walks are put where it does not fall (a walk
+    # under way dismisses a reminder, by design), 10 minutes into each hour or else 40.
+    now = time.localtime()
+    reminder_at = (9 * 3600 - (now.tm_hour * 3600 + now.tm_min * 60 + now.tm_sec)) % 86400
+    walk_offset = 2400 if 480 <= reminder_at % 3600 <= 1260 else 600
     with open(script, "w") as f:
-        f.write(day_script(hours))
+        f.write(day_script(hours, walk_offset))
     log = os.path.join(trial, "band.log")
     band = Band(bins, band_dir, log, speed=1000, script=script)
     failures = []
@@ -818,7 +825,7 @@ def simulated_day(bins, template, work, hours, rng, report):
     if walks < hours:
         failures.append("%d walks stored of %d" % (walks, hours))
     # The reminder is set for 09:00 every day: a whole band day crosses it once (a wearer at rest
-    # then, between the hourly walks), so it must have been shown.
+    # then, between the hourly walks, placed so above), so it must have been shown.
     reminders = re.findall(r"reminder due: ([^\n]*)", text)
     if hours >= 24 and not any(outcome.strip().startswith("shown") for outcome in reminders):
         failures.append("the 09:00 reminder was not shown (%s)" % (", ".join(reminders) or "never due"))
