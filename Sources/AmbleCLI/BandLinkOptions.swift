@@ -104,7 +104,9 @@ struct PairedBandOptions: ParsableArguments {
                                                          laptopKeyPair: keyPair, bandPublicKey: band.publicKey, clock: SystemClock(),
                                                          timeoutSeconds: self.link.timeout) { seconds in
                 writeStandardError("\(band.name) is busy; trying again in \(String(format: "%.1f", seconds)) s\n")
-                usleep(useconds_t(seconds * 1e6))
+                var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+                var left = timespec()
+                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
             }
         } catch let error as CommandError {
             throw error
@@ -114,7 +116,12 @@ struct PairedBandOptions: ParsableArguments {
         } catch {
             throw CommandError(explain(error, band: band.name))
         }
-        try store.setAddress(bandID: band.id, address: address)
+        do {
+            try store.setAddress(bandID: band.id, address: address)
+        } catch {
+            link.close()
+            throw error
+        }
         return (link, band)
     }
 }
