@@ -348,6 +348,34 @@ struct BandLinkScenarioTests {
         #expect(retry.pauses.count == 3, "tried once and after each of the three pauses")
     }
 
+    @Test func ambleWaitsWhileEverySlotIsHeldThenConnects() throws {
+        // The command's own path (PairedBandOptions.connect, its pauses on the system clock):
+        // every slot is held by paired laptops, one hangs up 0.3 s later.
+        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 45)
+        let laptopStore = try CompanionStore(path: nil)
+        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+        let address = try listenAddress(run)
+        final class Holders: @unchecked Sendable { var links: [CompanionLink] = [] }
+        let holders = Holders()
+        let outcome = try LaptopThread { () throws -> Double in
+            for _ in 0 ..< 8 {
+                let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
+                try link.connect(bandPublicKey: band.publicKey)
+                try link.hello()
+                holders.links.append(link)
+            }
+            Thread { usleep(300_000); holders.links[0].close() }.start()
+            let options = try PairedBandOptions.parse(["--tcp", "\(address.host):\(address.port)"])
+            let started = Date()
+            let (link, _) = try options.connect(store: laptopStore)
+            defer { link.close() }
+            return Date().timeIntervalSince(started)
+        }.wait(ticking: run)
+        holders.links.dropFirst().forEach { $0.close() }   // the first one hung up already
+        #expect(outcome >= 0.2, "connected only after at least the first pause")
+    }
+
     @Test func onlyBusyIsTriedAgain() throws {
         // A slot is free, but the key is not the band's: the handshake fails, and no pause.
         let retry = try connectToBand(holding: 7, wrongBandKey: true)
