@@ -104,9 +104,7 @@ struct PairedBandOptions: ParsableArguments {
                                                          laptopKeyPair: keyPair, bandPublicKey: band.publicKey, clock: SystemClock(),
                                                          timeoutSeconds: self.link.timeout) { seconds in
                 writeStandardError("\(band.name) is busy; trying again in \(String(format: "%.1f", seconds)) s\n")
-                var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-                var left = timespec()
-                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+                sleepSeconds(seconds)
             }
         } catch let error as CommandError {
             throw error

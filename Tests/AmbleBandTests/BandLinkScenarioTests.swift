@@ -295,32 +295,64 @@ struct BandLinkScenarioTests {
         var refusedBusy: Bool
     }
 
-    /// Holds `held` TCP slots with paired laptops that said hello (the band serves 8), then
-    /// connects once more with `connectToPairedBand`; after `freeAfterPauses` pauses one of
-    /// the held ones hangs up.
-    func connectToBand(holding held: Int = 8, freeAfterPauses: Int? = nil, wrongBandKey: Bool = false) throws -> BusyRetry {
-        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
-        run.run(seconds: 45)
-        let laptopStore = try CompanionStore(path: nil)
-        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
-        let address = try listenAddress(run)
-        let bandKey = wrongBandKey ? NoiseKeyPair.generate().publicKey : band.publicKey
-        return try LaptopThread { () throws -> BusyRetry in
-            var holders: [CompanionLink] = []
-            defer { holders.forEach { $0.close() } }
-            for _ in 0 ..< held {
+    /// A band past its calibration, paired with a fresh laptop store, and that laptop's
+    /// connections holding some of its TCP slots (the band serves 8), each past its hello.
+    final class HeldBand: @unchecked Sendable {
+        let address: HostPort
+        let laptopKey: NoiseKeyPair
+        let band: PairedBand
+        let laptopStore: CompanionStore
+        private var holders: [CompanionLink] = []
+
+        init(address: HostPort, laptopKey: NoiseKeyPair, band: PairedBand, laptopStore: CompanionStore) {
+            self.address = address
+            self.laptopKey = laptopKey
+            self.band = band
+            self.laptopStore = laptopStore
+        }
+
+        func hold(_ count: Int) throws {
+            for _ in 0 ..< count {
                 let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
                 try link.connect(bandPublicKey: band.publicKey)
                 try link.hello()
                 holders.append(link)
             }
+        }
+
+        /// One held connection says goodbye, freeing its slot.
+        func hangUpOne() { holders.popLast()?.close() }
+
+        func hangUpAll() { while !holders.isEmpty { hangUpOne() } }
+    }
+
+    /// Holds `held` slots of a band, then runs `body` in the laptop's thread while the test's
+    /// thread ticks the band; the slots still held are freed after.
+    func withHeldSlots<Value: Sendable>(_ held: Int, _ body: @escaping @Sendable (HeldBand) throws -> Value) throws -> Value {
+        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 45)
+        let laptopStore = try CompanionStore(path: nil)
+        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
+        let slots = HeldBand(address: try listenAddress(run), laptopKey: laptopKey, band: band, laptopStore: laptopStore)
+        return try LaptopThread { () throws -> Value in
+            defer { slots.hangUpAll() }
+            try slots.hold(held)
+            return try body(slots)
+        }.wait(ticking: run)
+    }
+
+    /// Holds `held` slots, then connects once more with `connectToPairedBand`; after
+    /// `freeAfterPauses` pauses one of the held ones hangs up.
+    func connectToBand(holding held: Int = 8, freeAfterPauses: Int? = nil, wrongBandKey: Bool = false) throws -> BusyRetry {
+        try withHeldSlots(held) { slots in
+            let bandKey = wrongBandKey ? NoiseKeyPair.generate().publicKey : slots.band.publicKey
             var pauses: [Double] = []
             do {
                 let link = try CompanionLink.connectToPairedBand(
-                    open: { try TCPConnection.connect(to: address) }, laptopKeyPair: laptopKey, bandPublicKey: bandKey,
+                    open: { try TCPConnection.connect(to: slots.address) }, laptopKeyPair: slots.laptopKey, bandPublicKey: bandKey,
                     clock: SystemClock(), timeoutSeconds: 5, pauses: [0.05, 0.05, 0.05]) { seconds in
                         pauses.append(seconds)
-                        if pauses.count == freeAfterPauses { holders.removeLast().close() }
+                        if pauses.count == freeAfterPauses { slots.hangUpOne() }
                         usleep(useconds_t(seconds * 1e6))
                     }
                 defer { link.close() }
@@ -331,7 +363,7 @@ struct BandLinkScenarioTests {
                 }
                 return BusyRetry(pauses: pauses, reached: nil, error: error.description, refusedBusy: refusal.code == .busy)
             }
-        }.wait(ticking: run)
+        }
     }
 
     @Test func aLaptopToldBusyTriesAgainAndGetsInOnceASlotFrees() throws {
@@ -351,29 +383,15 @@ struct BandLinkScenarioTests {
     @Test func ambleWaitsWhileEverySlotIsHeldThenConnects() throws {
         // The command's own path (PairedBandOptions.connect, its pauses on the system clock):
         // every slot is held by paired laptops, one hangs up 0.3 s later.
-        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
-        run.run(seconds: 45)
-        let laptopStore = try CompanionStore(path: nil)
-        let (laptopKey, band) = try pairDirectly(run.band.store, laptopStore)
-        let address = try listenAddress(run)
-        final class Holders: @unchecked Sendable { var links: [CompanionLink] = [] }
-        let holders = Holders()
-        let outcome = try LaptopThread { () throws -> Double in
-            for _ in 0 ..< 8 {
-                let link = CompanionLink(stream: try TCPConnection.connect(to: address), laptopKeyPair: laptopKey, clock: SystemClock())
-                try link.connect(bandPublicKey: band.publicKey)
-                try link.hello()
-                holders.links.append(link)
-            }
-            Thread { usleep(300_000); holders.links[0].close() }.start()
-            let options = try PairedBandOptions.parse(["--tcp", "\(address.host):\(address.port)"])
+        let waited = try withHeldSlots(8) { slots in
+            Thread { usleep(300_000); slots.hangUpOne() }.start()
+            let options = try PairedBandOptions.parse(["--tcp", "\(slots.address.host):\(slots.address.port)"])
             let started = Date()
-            let (link, _) = try options.connect(store: laptopStore)
+            let (link, _) = try options.connect(store: slots.laptopStore)
             defer { link.close() }
             return Date().timeIntervalSince(started)
-        }.wait(ticking: run)
-        holders.links.dropFirst().forEach { $0.close() }   // the first one hung up already
-        #expect(outcome >= 0.2, "connected only after at least the first pause")
+        }
+        #expect(waited >= 0.2, "connected only after at least the first pause")
     }
 
     @Test func onlyBusyIsTriedAgain() throws {

@@ -32,9 +32,6 @@ public struct StepCounter: Sendable {
     static let rateHz = 25.0
     /// How often the rhythm is measured, seconds (a whole number of samples).
     static let hopSeconds = 1.0
-    /// The window is measured in this many blocks, whose median is its rhythm (five: see
-    /// `RunningAutocorrelation.blocks`).
-    static let blocks = RunningAutocorrelation.blocks
     /// The pace the band compares with the limit is measured on the newest two blocks (4 s):
     /// a change of pace shows in them within about 5 s.
     static let paceBlocks = 2
@@ -117,8 +114,8 @@ public struct StepCounter: Sendable {
         self.parameters = parameters
         let rate = Self.rateHz
         let stretch = Swift.max(1, Int((Self.hopSeconds * rate).rounded(.down)))
-        let stretchesPerBlock = Swift.max(1, Int((parameters.windowSeconds * rate / Double(stretch * Self.blocks)).rounded()))
-        window = Self.blocks * stretchesPerBlock * stretch
+        let stretchesPerBlock = Swift.max(1, Int((parameters.windowSeconds * rate / Double(stretch * RunningAutocorrelation.blocks)).rounded()))
+        window = RunningAutocorrelation.blocks * stretchesPerBlock * stretch
         hopSeconds = Double(stretch) / rate
         let maximumLag = Int((parameters.longestStrideSeconds * rate).rounded(.up)) + Self.lagsBeyondLongestStride
         signal = GaitSignal(rateHz: rate, maximumGapSeconds: Self.maximumGapSeconds, lowHz: parameters.bandLowHz,
