@@ -99,7 +99,8 @@ struct StepAnalysis {
 
 /// Heart rate over a recording, with the band's `HeartRateEstimator` replayed as on the band
 /// (`HeartRateReplay`): one estimate every `stepSeconds` from the window length on, each from
-/// samples before its time only.
+/// samples before its time only. The estimates are handed to `row` as they are made and only
+/// tallied here: memory is the estimator's, whatever the recording's length or gaps.
 struct HeartRateAnalysis {
     struct Row {
         var timeSeconds: Double
@@ -107,47 +108,80 @@ struct HeartRateAnalysis {
         var status: HeartRateStatus
     }
 
-    var rows: [Row]
+    /// Estimates asked for, and those with a value.
+    var estimates = 0
+    var estimatesWithValue = 0
+    var bpmSum = 0.0
+    var lowestBPM: Double?
+    var highestBPM: Double?
+    var confidenceSum = 0.0
+    /// Estimates without a value, by why not.
+    var withheld: [HeartRateStatus: Int] = [:]
+    /// Gaps between samples longer than the window (no estimates in them past their first
+    /// window), and the seconds they span in all.
+    var gaps = 0
+    var gapSeconds = 0.0
     /// Heart-rate variability at rest over the whole recording (nil when too few clean beats).
     var restingVariability: RestingVariability?
 
     static func run(recording: PPGRecording, windowSeconds: Double, stepSeconds: Double,
-                    minimumConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence) throws -> HeartRateAnalysis {
+                    minimumConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence,
+                    row: (Row) -> Void = { _ in }) throws -> HeartRateAnalysis {
         var configuration = HeartRateEstimator.Configuration()
         configuration.windowSeconds = windowSeconds
         configuration.minimumConfidence = minimumConfidence
         var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration), stepSeconds: stepSeconds)
+        var analysis = HeartRateAnalysis()
+        func take(_ output: HeartRateReplay.Output) {
+            analysis.add(output)
+            row(Row(timeSeconds: output.timeSeconds, estimate: output.estimate, status: output.status))
+        }
         try recording.forEachRow { row in
             let acceleration = row.acceleration.map {
                 AccelerationSample(timeSeconds: row.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG)
             }
-            replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: acceleration))
+            replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: acceleration), output: take)
         }
-        replay.finish()
-        return HeartRateAnalysis(rows: replay.outputs.map { Row(timeSeconds: $0.timeSeconds, estimate: $0.estimate, status: $0.status) },
-                                 restingVariability: replay.estimator.restingVariability)
+        replay.finish(output: take)
+        analysis.gaps = replay.gapCount
+        analysis.gapSeconds = replay.gapSeconds
+        analysis.restingVariability = replay.estimator.restingVariability
+        return analysis
     }
 
+    private mutating func add(_ output: HeartRateReplay.Output) {
+        estimates += 1
+        guard let estimate = output.estimate else {
+            withheld[output.status, default: 0] += 1
+            return
+        }
+        estimatesWithValue += 1
+        bpmSum += estimate.bpm
+        confidenceSum += estimate.confidence
+        lowestBPM = min(lowestBPM ?? estimate.bpm, estimate.bpm)
+        highestBPM = max(highestBPM ?? estimate.bpm, estimate.bpm)
+    }
+
+    var meanBPM: Double? { estimatesWithValue > 0 ? bpmSum / Double(estimatesWithValue) : nil }
+    var meanConfidence: Double? { estimatesWithValue > 0 ? confidenceSum / Double(estimatesWithValue) : nil }
+
     func summary(file: String) -> String {
-        let values = rows.compactMap { $0.estimate }
-        let coverage = rows.isEmpty ? 0 : Double(values.count) / Double(rows.count) * 100
+        let coverage = estimates == 0 ? 0 : Double(estimatesWithValue) / Double(estimates) * 100
         var text = "\(file)\n"
-        text += "  estimates   \(rows.count) (\(formatOne(coverage)) % with a value)\n"
-        let bpm = values.map(\.bpm)
-        if let lo = bpm.min(), let hi = bpm.max() {
-            let mean = bpm.reduce(0, +) / Double(bpm.count)
-            let confidence = values.map(\.confidence).reduce(0, +) / Double(values.count)
+        text += "  estimates   \(estimates) (\(formatOne(coverage)) % with a value)\n"
+        if let mean = meanBPM, let lo = lowestBPM, let hi = highestBPM, let confidence = meanConfidence {
             text += "  heart rate  mean \(formatOne(mean)) bpm, range \(formatOne(lo))-\(formatOne(hi)) bpm\n"
             text += "  confidence  mean \(formatTwo(confidence)) (values below the threshold are withheld)\n"
         } else {
             text += "  heart rate  no trustworthy value in this recording\n"
         }
-        let withheld = rows.filter { $0.estimate == nil }
-        if !withheld.isEmpty {
-            let warming = withheld.filter { $0.status == .warmingUp }.count
-            let noSignal = withheld.filter { $0.status == .noUsableSignal }.count
-            let unclear = withheld.filter { $0.status == .lowConfidence }.count
-            text += "  no value    \(warming) warming up, \(noSignal) no usable signal (flat, clipped, off the wrist), \(unclear) too unclear\n"
+        if estimatesWithValue < estimates {
+            text += "  no value    \(withheld[.warmingUp, default: 0]) warming up, \(withheld[.noUsableSignal, default: 0]) no usable signal "
+            text += "(flat, clipped, off the wrist), \(withheld[.lowConfidence, default: 0]) too unclear\n"
+        }
+        if gaps > 0 {
+            text += "  gaps        \(gaps) longer than the window (\(formatOne(gapSeconds)) s without samples): "
+            text += "no values there\n"
         }
         if let v = restingVariability {
             text += "  at rest     RMSSD \(formatOne(v.rmssdMilliseconds)) ms from \(v.differenceCount) successive differences, "

@@ -101,18 +101,16 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let rows = try HeartRateAnalysis.run(recording: RecordingInput.ppg(file), windowSeconds: window, stepSeconds: step,
-                                             minimumConfidence: minConfidence)
-        if csv {
-            var out = "time_s,bpm\n"
-            for row in rows.rows {
-                out += formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatOne($0.bpm) } ?? "") + "\n"
-            }
-            print(out, terminator: "")
-        } else if json {
-            print(rows.json)
-        } else {
-            print(rows.summary(file: RecordingInput.displayName(file)))
+        if csv { print("time_s,bpm") }
+        let analysis = try HeartRateAnalysis.run(recording: RecordingInput.ppg(file), windowSeconds: window, stepSeconds: step,
+                                                 minimumConfidence: minConfidence) { row in
+            guard csv else { return }
+            print(formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatOne($0.bpm) } ?? ""))
+        }
+        if json {
+            print(analysis.json)
+        } else if !csv {
+            print(analysis.summary(file: RecordingInput.displayName(file)))
         }
     }
 }
@@ -141,22 +139,19 @@ enum RecordingInput {
 extension HeartRateAnalysis {
     /// One JSON object with the figures of `summary(file:)`; null where there is no value.
     var json: String {
-        let values = rows.compactMap { $0.estimate }
-        let bpm = values.map(\.bpm)
-        let mean = bpm.isEmpty ? nil : bpm.reduce(0, +) / Double(bpm.count)
-        let confidence = values.isEmpty ? nil : values.map(\.confidence).reduce(0, +) / Double(values.count)
-        func count(_ status: HeartRateStatus) -> Int { rows.filter { $0.estimate == nil && $0.status == status }.count }
         func one(_ value: Double?) -> String { value.map { formatOne($0) } ?? "null" }
         let fields: [(String, String)] = [
-            ("estimates", "\(rows.count)"),
-            ("estimates_with_value", "\(values.count)"),
-            ("mean_bpm", one(mean)),
-            ("min_bpm", one(bpm.min())),
-            ("max_bpm", one(bpm.max())),
-            ("mean_confidence", confidence.map { formatTwo($0) } ?? "null"),
-            ("warming_up", "\(count(.warmingUp))"),
-            ("no_usable_signal", "\(count(.noUsableSignal))"),
-            ("low_confidence", "\(count(.lowConfidence))"),
+            ("estimates", "\(estimates)"),
+            ("estimates_with_value", "\(estimatesWithValue)"),
+            ("mean_bpm", one(meanBPM)),
+            ("min_bpm", one(lowestBPM)),
+            ("max_bpm", one(highestBPM)),
+            ("mean_confidence", meanConfidence.map { formatTwo($0) } ?? "null"),
+            ("warming_up", "\(withheld[.warmingUp, default: 0])"),
+            ("no_usable_signal", "\(withheld[.noUsableSignal, default: 0])"),
+            ("low_confidence", "\(withheld[.lowConfidence, default: 0])"),
+            ("gaps", "\(gaps)"),
+            ("gap_s", formatOne(gapSeconds)),
             ("rmssd_ms", one(restingVariability?.rmssdMilliseconds)),
             ("rmssd_differences", restingVariability.map { "\($0.differenceCount)" } ?? "null"),
             ("mean_beat_interval_ms", one(restingVariability?.meanIntervalMilliseconds)),
