@@ -16,6 +16,9 @@ struct StepAnalysis {
     var stepLengthMeters: Double
     /// Active energy (ACSM walking equation, level ground) summed over walking seconds, kcal.
     var activeKilocalories: Double
+    /// Times the counter's per-second cadence was read: at most once a row, however long the
+    /// gaps (the seconds a gap spans are taken together), the work a gap costs.
+    var cadenceReadings: Int
 
     /// The wearer assumed when none is given: 170 cm, 70 kg, uncalibrated.
     static let defaultGait = GaitModel(heightMeters: 1.70, weightKilograms: 70)
@@ -41,25 +44,26 @@ struct StepAnalysis {
         var counter = StepCounter()
         var first: Double?
         var last = 0.0
-        var nextSecond = 0.0
-        var cadenceSum = 0.0, cadenceCount = 0
+        var seconds = SampleSeconds()
+        var cadenceSum = 0.0, cadenceCount = 0, cadenceReadings = 0
         var kilocalories = 0.0
         try recording.forEachRow { row in
-            if first == nil { first = row.timeSeconds; nextSecond = row.timeSeconds + 1 }
+            if first == nil { first = row.timeSeconds }
             last = row.timeSeconds
             let released = counter.process(.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
             if let trace, released > 0 {
                 trace(Release(timeSeconds: row.timeSeconds, steps: released, totalSteps: counter.totalSteps,
                               cadenceStepsPerMinute: counter.cadenceStepsPerMinute))
             }
-            while row.timeSeconds >= nextSecond {
-                let cadence = counter.cadenceStepsPerMinute
-                if cadence > 0 {
-                    cadenceSum += cadence
-                    cadenceCount += 1
-                    kilocalories += gait.activeEnergyKilocalories(cadenceStepsPerMinute: cadence, durationSeconds: 1)
-                }
-                nextSecond += 1
+            let completed = seconds.completed(by: row.timeSeconds)
+            guard completed > 0 else { return }
+            cadenceReadings += 1
+            // The cadence is 0 across a gap the counter does not bridge (over 2.5 s).
+            let cadence = counter.cadenceStepsPerMinute
+            if cadence > 0 {
+                cadenceSum += cadence * completed
+                cadenceCount += Int(completed)
+                kilocalories += gait.activeEnergyKilocalories(cadenceStepsPerMinute: cadence, durationSeconds: completed)
             }
         }
         let flushed = counter.finish()
@@ -73,7 +77,8 @@ struct StepAnalysis {
             walkingSeconds: cadenceCount,
             distanceMeters: gait.distanceMeters(steps: counter.totalSteps),
             stepLengthMeters: gait.stepLengthMeters,
-            activeKilocalories: kilocalories
+            activeKilocalories: kilocalories,
+            cadenceReadings: cadenceReadings
         )
     }
 

@@ -5,6 +5,22 @@ import Testing
 /// `amble analyze` on recordings with gaps and at rates it does not support (issue 31).
 @Suite("amble analyze: gaps and sample rates")
 struct AnalyzeGapTests {
+    /// A steps recording: `rows` of (time, |a|) as magnitude-only rows.
+    static func steps(_ times: [Double]) -> AccelerationRecording {
+        AccelerationRecording(text: "time_s,x_g,y_g,z_g\n" + times.map { "\($0),1,0,0\n" }.joined(), name: "walk.csv")
+    }
+
+    @Test("steps: a gap is passed over in one step however long it is (the cadence read at most once a row)")
+    func stepsGap() throws {
+        let before = (0..<500).map { Double($0) / 25 }
+        for gap in [10.0, 1e4, 1e7, 9.9e11] {
+            let result = try StepAnalysis.run(recording: Self.steps(before + [19.96 + gap]))
+            try #require(result.cadenceReadings <= before.count + 1, "gap \(gap): the cadence read \(result.cadenceReadings) times")
+            #expect(result.durationSeconds == 19.96 + gap)
+            #expect(result.steps == 0 && result.walkingSeconds == 0)
+        }
+    }
+
     @Test("hr: a row far after the others: estimates bounded by the window, none with a value in the gap, the gap said")
     func heartRateFarOffRow() throws {
         // 40 s of pulse (rows up to 39.96 s), then one row a million seconds later.
