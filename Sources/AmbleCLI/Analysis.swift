@@ -19,6 +19,9 @@ struct StepAnalysis {
     /// Times the counter's per-second cadence was read: at most once a row, however long the
     /// gaps (the seconds a gap spans are taken together), the work a gap costs.
     var cadenceReadings: Int
+    /// The median interval between the samples, seconds (nil for a single sample): what the
+    /// file's rate is judged by.
+    var medianIntervalSeconds: Double?
 
     /// The wearer assumed when none is given: 170 cm, 70 kg, uncalibrated.
     static let defaultGait = GaitModel(heightMeters: 1.70, weightKilograms: 70)
@@ -39,9 +42,28 @@ struct StepAnalysis {
         }
     }
 
+    /// The sample rates the counter is made for, Hz (docs/steps.md), judged on a file's median
+    /// interval with `rateAllowance` to spare: a sensor's clock runs a few percent off its
+    /// nominal rate (a 12.5 Hz one may give 12). Within them the resampler's box filter
+    /// averages fast input and its interpolation fills slow input to 25 Hz; below them the
+    /// harmonics of a fast step (3.3 Hz) are lost, above them nothing has been measured.
+    static let supportedRatesHz = 12.0...125.0
+    static let rateAllowance = 0.1
+
+    /// Counts the steps of a recording, as the band would have. Throws at a malformed line,
+    /// and at the end when the samples' median interval is outside `supportedRatesHz`.
     static func run(recording: AccelerationRecording, gait: GaitModel = defaultGait,
                     trace: ((Release) -> Void)? = nil) throws -> StepAnalysis {
+        let result = try count(recording: recording, gait: gait, trace: trace)
+        try checkRate(medianIntervalSeconds: result.medianIntervalSeconds, file: recording.name)
+        return result
+    }
+
+    /// `run` without the check of the rate.
+    static func count(recording: AccelerationRecording, gait: GaitModel = defaultGait,
+                      trace: ((Release) -> Void)? = nil) throws -> StepAnalysis {
         var counter = StepCounter()
+        var intervals = SampleIntervals()
         var first: Double?
         var last = 0.0
         var seconds = SampleSeconds()
@@ -50,6 +72,7 @@ struct StepAnalysis {
         try recording.forEachRow { row in
             if first == nil { first = row.timeSeconds }
             last = row.timeSeconds
+            intervals.add(timeSeconds: row.timeSeconds)
             let released = counter.process(.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
             if let trace, released > 0 {
                 trace(Release(timeSeconds: row.timeSeconds, steps: released, totalSteps: counter.totalSteps,
@@ -78,8 +101,29 @@ struct StepAnalysis {
             distanceMeters: gait.distanceMeters(steps: counter.totalSteps),
             stepLengthMeters: gait.stepLengthMeters,
             activeKilocalories: kilocalories,
-            cadenceReadings: cadenceReadings
+            cadenceReadings: cadenceReadings,
+            medianIntervalSeconds: intervals.medianSeconds
         )
+    }
+
+    /// Reads only the times of a recording and checks its rate (for `--trace`, which prints
+    /// as it counts: a file it refuses prints nothing).
+    static func checkRate(of recording: AccelerationRecording) throws {
+        var intervals = SampleIntervals()
+        try recording.forEachRow { intervals.add(timeSeconds: $0.timeSeconds) }
+        try checkRate(medianIntervalSeconds: intervals.medianSeconds, file: recording.name)
+    }
+
+    /// Refuses a median interval outside `supportedRatesHz` (with `rateAllowance`), saying
+    /// what the file's is and what to do.
+    static func checkRate(medianIntervalSeconds: Double?, file: String) throws(RecordingError) {
+        guard let median = medianIntervalSeconds else { return }
+        let slowest = supportedRatesHz.lowerBound * (1 - rateAllowance), fastest = supportedRatesHz.upperBound * (1 + rateAllowance)
+        guard median * fastest < 1 || median * slowest > 1 else { return }
+        let rate = median > 0 ? "\(formatFigures(median * 1000)) ms (\(formatFigures(1 / median)) Hz)" : "0 (most times repeat the one before)"
+        throw RecordingError(file: file, line: nil, message: "the median interval between samples is \(rate), but analyze steps "
+            + "counts at \(Int(supportedRatesHz.lowerBound))-\(Int(supportedRatesHz.upperBound)) Hz: resample the recording to a rate "
+            + "in that range (the counter works at 25 Hz), or check that time_s is in seconds")
     }
 
     var json: String {
@@ -203,6 +247,16 @@ func formatOne(_ value: Double) -> String {
     let whole = Int(tenths / 10)
     let fraction = Int(abs(tenths).truncatingRemainder(dividingBy: 10))
     return (tenths < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)"
+}
+
+/// Three significant figures, with no trailing zeros: 200, 0.1, 10000, 0.025.
+func formatFigures(_ value: Double) -> String {
+    guard value.isFinite, value > 0 else { return formatSeconds(value) }
+    var scale = 1.0
+    while value * scale < 100 { scale *= 10 }
+    while value * scale >= 1000 { scale /= 10 }
+    let rounded = (value * scale).rounded() / scale
+    return rounded == rounded.rounded() && rounded < 1e15 ? String(Int(rounded)) : String(rounded)
 }
 
 func formatSeconds(_ value: Double) -> String {

@@ -49,12 +49,14 @@ struct AnalyzeStepsCommand: ParsableCommand {
 
     func run() throws {
         let gait = GaitModel(heightMeters: heightCentimeters / 100, weightKilograms: weightKilograms, calibratedStepLengthMeters: stepLengthMeters)
+        let recording = RecordingInput.acceleration(file)
         if trace {
+            try StepAnalysis.checkRate(of: recording)
             print(StepAnalysis.Release.csvHeader)
-            _ = try StepAnalysis.run(recording: RecordingInput.acceleration(file), gait: gait) { print($0.csv) }
+            _ = try StepAnalysis.run(recording: recording, gait: gait) { print($0.csv) }
             return
         }
-        let result = try StepAnalysis.run(recording: RecordingInput.acceleration(file), gait: gait)
+        let result = try StepAnalysis.run(recording: recording, gait: gait)
         if json {
             print(result.json)
         } else {

@@ -21,6 +21,31 @@ struct AnalyzeGapTests {
         }
     }
 
+    @Test("steps: a median rate outside 12-125 Hz is refused, naming the file and what to do", arguments: [
+        (0.2, "is 200 ms (5 Hz)"), (0.0001, "is 0.1 ms (10000 Hz)"), (40, "is 40000 ms (0.025 Hz)"),
+    ])
+    func rateRefused(intervalSeconds: Double, median: String) {
+        let times = (0..<400).map { Double($0) * intervalSeconds }
+        let error = #expect(throws: RecordingError.self) { try StepAnalysis.run(recording: Self.steps(times)) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        for part in ["walk.csv: ", median, "12-125 Hz", "resample", "time_s is in seconds"] {
+            #expect(text.contains(part), "\(part) missing from: \(text)")
+        }
+    }
+
+    @Test("steps: irregular timing, dropped samples and gaps are judged by the median interval")
+    func irregularRatesAccepted() throws {
+        // 12.5 Hz with every fifth sample dropped and a 1000 s gap; 125 Hz jittered by a third of
+        // a period; 12.5 Hz with every tenth interval 2 ms (bursts of a FIFO read).
+        let dropped = (0..<1000).filter { $0 % 5 != 4 }.map { (i: Int) -> Double in Double(i) * 0.08 + (i > 500 ? 1000 : 0) }
+        let jittered = (0..<5000).map { (i: Int) -> Double in Double(i) / 125 + (i % 3 == 1 ? 0.0026 : 0) }
+        var bursts: [Double] = [0]
+        for i in 1..<1000 { bursts.append(bursts[i - 1] + (i % 10 == 0 ? 0.002 : 0.08)) }
+        for times in [dropped, jittered, bursts] {
+            #expect(throws: Never.self) { try StepAnalysis.run(recording: Self.steps(times)) }
+        }
+    }
+
     @Test("hr: a row far after the others: estimates bounded by the window, none with a value in the gap, the gap said")
     func heartRateFarOffRow() throws {
         // 40 s of pulse (rows up to 39.96 s), then one row a million seconds later.
