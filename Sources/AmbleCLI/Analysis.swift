@@ -277,3 +277,30 @@ func formatDuration(_ seconds: Double) -> String {
     func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
     return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
 }
+
+/// `amble analyze` as the fuzz targets run it (`AmbleFuzzTargets`): a recording's text in, the
+/// rows it held and the work its analysis did out, for their checks that the work stays bounded
+/// by the rows whatever the times. Nil when a line is malformed.
+public enum AnalysisWork {
+    /// `analyze steps` (its rate checked too): the rows, and the times the per-second cadence
+    /// was read.
+    public static func steps(text: String) -> (rows: Int, cadenceReadings: Int)? {
+        let recording = AccelerationRecording(text: text, name: "fuzz.csv")
+        var rows = 0
+        guard (try? recording.forEachRow { _ in rows += 1 }) != nil,
+              let result = try? StepAnalysis.count(recording: recording) else { return nil }
+        _ = try? StepAnalysis.checkRate(medianIntervalSeconds: result.medianIntervalSeconds, file: recording.name)
+        return (rows, result.cadenceReadings)
+    }
+
+    /// `analyze hr` at its default window and step: the rows, and the estimates made.
+    public static func heartRate(text: String) -> (rows: Int, estimates: Int, windowSeconds: Double, stepSeconds: Double)? {
+        let recording = PPGRecording(text: text, name: "fuzz.csv")
+        var rows = 0
+        let window = 8.0, step = 2.0
+        guard (try? recording.forEachRow { _ in rows += 1 }) != nil,
+              let result = try? HeartRateAnalysis.run(recording: recording, windowSeconds: window, stepSeconds: step) else { return nil }
+        _ = result.summary(file: recording.name) + result.json
+        return (rows, result.estimates, window, step)
+    }
+}
