@@ -5,9 +5,9 @@ import ArgumentParser
 import Foundation
 import Testing
 
-/// `amble export`: the formats without I/O, the selection and the writer, and (when
-/// ../shared/reference, xmllint and Python's jsonschema are there) the files against the
-/// official schemas.
+/// `amble export`: the formats without I/O, the selection and the writer, and the files against
+/// the official schemas: Open mHealth's, which the project carries (with Python's jsonschema),
+/// and Garmin's TCX schema when ../shared/reference and xmllint are there.
 struct ExportTests {
     /// A 90-second walk: 2 steps a second, over the limit from second 60 with an alert at 62,
     /// paused at seconds 30...34, no heart rate in the first 5 seconds; and a 10-second
@@ -297,7 +297,7 @@ struct ExportTests {
     }
 
     static let python: String? = {
-        // The first python3 on PATH that has jsonschema (validate.py needs it).
+        // The first python3 on PATH that has jsonschema (scripts/check-openmhealth needs it).
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
         for folder in path.split(separator: ":") {
             let candidate = "\(folder)/python3"
@@ -320,14 +320,16 @@ struct ExportTests {
         #expect(status == 0, "\(output)")
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: reference + "/openmhealth/validate.py") && python != nil,
-                   "needs ../shared/reference/openmhealth and python3 with jsonschema"))
+    /// The project's own checker, over the Open mHealth schemas it carries (Tests/Reference/openmhealth).
+    static let openMHealthChecker = repositoryPath("scripts/check-openmhealth")
+
+    @Test(.enabled(if: python != nil, "needs python3 with jsonschema (scripts/setup python3-jsonschema)"))
     func openMHealthValidatesAgainstTheOfficialSchemas() throws {
         let (_, sessions) = try Self.fixture()
         let path = NSTemporaryDirectory() + "amble-\(UUID().uuidString).json"
         try OpenMHealthExport.file(sessions).contents.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (status, output) = try Self.run(Self.python!, [Self.reference + "/openmhealth/validate.py", path])
+        let (status, output) = try Self.run(Self.python!, [Self.openMHealthChecker, path])
         #expect(status == 0, "\(output.split(separator: "\n").filter { !$0.hasPrefix("ok") }.prefix(20).joined(separator: "\n"))")
         #expect(output.split(separator: "\n").filter { $0.hasPrefix("ok") }.count == 3 + 85 + 1)
     }
