@@ -200,18 +200,27 @@ struct StepStagesTests {
     @Test("a walk starts after the rhythm holds, counts from where the movement began, and ends where it fades")
     func walkFromFrames() {
         var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
-        var released = 0
+        var releases: [StepRelease] = []
         // Walking from 10 s to 70 s at a stride of 1.2 s (100 steps/min); windows of 10 s,
         // each frame's centre 5 s before its end.
         for end in stride(from: 10.0, through: 90, by: 1) {
             let centre = end - 5
             let walking = centre > 12 && centre < 68
             let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: 1) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
-            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            releases.append(tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70)))
         }
-        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        releases.append(tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70)))
+        let released = releases.reduce(0) { $0 + $1.steps }
         #expect(abs(released - 100) <= 3, "released \(released) of 100")
         #expect(!tracker.isWalking)
+        // Each release says when its steps were taken: together they tile the walk, 10 s to
+        // 70 s, at its rate (1 every 0.6 s), although the first came out well after 10 s.
+        let spans = releases.filter { $0.steps > 0 }
+        #expect(abs(spans[0].fromSeconds - 10) <= 1 && abs(spans.last!.throughSeconds - 70) <= 1, "\(spans.first!) ... \(spans.last!)")
+        #expect(zip(spans, spans.dropFirst()).allSatisfy { $0.throughSeconds == $1.fromSeconds })
+        for span in spans.dropLast() where span.throughSeconds - span.fromSeconds >= 3 {
+            #expect(abs(Double(span.steps) - (span.throughSeconds - span.fromSeconds) / 0.6) <= 1.5, "\(span)")
+        }
     }
 
     @Test("fewer than the minimum steps are not a walk")
@@ -222,7 +231,7 @@ struct StepStagesTests {
             let centre = end - 5
             let walking = centre > 12 && centre < 15
             let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: 1) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
-            released += tracker.process(f, envelope: envelope(newest: end, from: 12, to: 17))
+            released += tracker.process(f, envelope: envelope(newest: end, from: 12, to: 17)).steps
         }
         #expect(released == 0)
     }
@@ -238,10 +247,10 @@ struct StepStagesTests {
             let walking = centre > 12 && centre < 68
             let vote = centre < 17 ? -0.4 : 1.0
             let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: vote) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
-            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70)).steps
             if walking, centre > 25 { #expect(abs(tracker.cadenceStepsPerMinute - 100) < 0.5) }
         }
-        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70)).steps
         #expect(abs(released - 100) <= 3, "released \(released) of 100")
     }
 
@@ -256,10 +265,10 @@ struct StepStagesTests {
             let centre = end - 5
             let walking = centre > 12 && centre < 68
             let f = walking ? walkingFrame(centre, tracker) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
-            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70)).steps
             if walking, centre > 25 { cadences.append(tracker.cadenceStepsPerMinute) }
         }
-        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70)).steps
         return (released, cadences)
     }
 
@@ -337,9 +346,9 @@ struct StepStagesTests {
             } else {
                 f = frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
             }
-            released += tracker.process(f, envelope: moving(newest: end))
+            released += tracker.process(f, envelope: moving(newest: end)).steps
         }
-        released += tracker.finish(envelope: moving(newest: 90))
+        released += tracker.finish(envelope: moving(newest: 90)).steps
         return (released, tracker.walkingSeconds)
     }
 
@@ -384,9 +393,9 @@ struct StepStagesTests {
                     f = frame(centre, base: 1.2, periodicity: periodicity, vote: 1)
                     f.heelStrikesOnStep = landings
                 }
-                released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+                released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70)).steps
             }
-            return released + tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+            return released + tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70)).steps
         }
         let parameters = StepCounter.Parameters.standard
         // Above the start level by less than half the hysteresis: a walk only with landings.

@@ -150,13 +150,20 @@ public struct StepCounter: Sendable {
 
     /// Feeds one sample; returns the steps it releases (0 or more).
     public mutating func process(_ sample: AccelerationSample) -> Int {
+        processTimed(sample).steps
+    }
+
+    /// Feeds one sample; returns the steps it releases and the stretch of sample time they
+    /// were taken in (`StepRelease`), for a recorder that files steps under the seconds they
+    /// belong to.
+    public mutating func processTimed(_ sample: AccelerationSample) -> StepRelease {
         signal.append(sample)
-        var released = 0
-        if signal.didRestart { released += restart() }
+        var released = StepRelease.none
+        if signal.didRestart { released = released.merged(with: restart()) }
         while let tick = signal.nextTick() {
-            released += analyse(tick)
+            released = released.merged(with: analyse(tick))
         }
-        totalSteps += released
+        totalSteps += released.steps
         updateCadence(at: sample.timeSeconds)
         return released
     }
@@ -185,8 +192,13 @@ public struct StepCounter: Sendable {
     /// Ends the stream: a walk under way ends where its movement fades, and its remaining steps
     /// are released. The counter may go on afterwards as if after a gap.
     public mutating func finish() -> Int {
+        finishTimed().steps
+    }
+
+    /// `finish()`, with the stretch of sample time the released steps were taken in.
+    public mutating func finishTimed() -> StepRelease {
         let released = tracker.finish(envelope: currentEnvelope())
-        totalSteps += released
+        totalSteps += released.steps
         cadenceStepsPerMinute = 0
         resetAnalysis()
         return released
@@ -194,7 +206,7 @@ public struct StepCounter: Sendable {
 
     // MARK: Stages
 
-    private mutating func restart() -> Int {
+    private mutating func restart() -> StepRelease {
         let released = tracker.finish(envelope: currentEnvelope())
         resetAnalysis()
         return released
@@ -208,7 +220,7 @@ public struct StepCounter: Sendable {
         envelope.removeAll()
     }
 
-    private mutating func analyse(_ tick: GaitSignal.Tick) -> Int {
+    private mutating func analyse(_ tick: GaitSignal.Tick) -> StepRelease {
         magnitudeCorrelation.append(SIMD4(tick.magnitude, 0, 0, 0))
         // The second correlation holds the three axes, or on |a| alone the heel strikes: there
         // the arm's swing is hardly seen, and the landings carry the steps.
@@ -216,7 +228,7 @@ public struct StepCounter: Sendable {
         envelope.append(tick.magnitude)
         heelStrikes.append(tick.heelStrike, timeSeconds: tick.timeSeconds - Double(signal.heelStrikeHalfWidth) / Self.rateHz)
         analysisTimeSeconds = tick.timeSeconds
-        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return 0 }
+        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return .none }
         let frame = measureRhythm(atSeconds: tick.timeSeconds)
         let released = tracker.process(frame, envelope: currentEnvelope())
         if recordsFrames {
@@ -226,7 +238,7 @@ public struct StepCounter: Sendable {
                                             heelStrikesOnStep: frame.heelStrikesOnStep,
                                             followedStepPeriodSeconds: tracker.followedStepPeriodSeconds,
                                             cadenceStepsPerMinute: tracker.cadenceStepsPerMinute,
-                                            totalSteps: totalSteps + released))
+                                            totalSteps: totalSteps + released.steps))
         }
         return released
     }

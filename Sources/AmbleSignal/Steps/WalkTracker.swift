@@ -151,20 +151,20 @@ struct WalkTracker: Sendable {
         recent.removeAll(keepingCapacity: true)
     }
 
-    /// Takes the newest frame; returns the steps it releases.
-    mutating func process(_ frame: RhythmFrame, envelope: Envelope) -> Int {
+    /// Takes the newest frame; returns the steps it releases and when they were taken.
+    mutating func process(_ frame: RhythmFrame, envelope: Envelope) -> StepRelease {
         if walk != nil { return follow(frame, envelope: envelope) }
         recent.append(frame)
         if recent.count > evidenceFrames { recent.removeFirst() }
-        guard let started = confirmedWalk(envelope: envelope) else { return 0 }
+        guard let started = confirmedWalk(envelope: envelope) else { return .none }
         walk = started
         recent.removeAll(keepingCapacity: true)
-        return 0
+        return .none
     }
 
     /// Ends the walk under way at the end of the stream: its end is placed as at any end.
-    mutating func finish(envelope: Envelope) -> Int {
-        guard walk != nil else { return 0 }
+    mutating func finish(envelope: Envelope) -> StepRelease {
+        guard walk != nil else { return .none }
         return end(envelope: envelope)
     }
 
@@ -247,8 +247,8 @@ struct WalkTracker: Sendable {
 
     // MARK: Following
 
-    private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> Int {
-        guard var current = walk else { return 0 }
+    private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> StepRelease {
+        guard var current = walk else { return .none }
         guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue else {
             return end(envelope: envelope)
         }
@@ -332,8 +332,10 @@ struct WalkTracker: Sendable {
 
     // MARK: End and release
 
-    private mutating func end(envelope: Envelope) -> Int {
-        guard let current = walk else { return 0 }
+    /// Ends the walk under way; releases its steps not yet released, taken from the last
+    /// release's horizon (the walk's start when none came yet) to its end.
+    private mutating func end(envelope: Envelope) -> StepRelease {
+        guard let current = walk else { return .none }
         let last = current.lastCentreSeconds
         let stop = edge(from: last, stepPeriod: current.stepPeriodSeconds,
                         typicalOver: Swift.min(last, Swift.max(current.startSeconds, last - windowSeconds)) ... last,
@@ -342,22 +344,26 @@ struct WalkTracker: Sendable {
         let total = stop > current.startSeconds ? current.steps(at: stop) : 0
         let final = Int((total + 0.5).rounded(.down))
         lastEnd = (stop, current.stepPeriodSeconds, Double(final) >= parameters.minimumWalkSteps ? stop : current.startSeconds)
-        guard Double(final) >= parameters.minimumWalkSteps else { return 0 }
+        guard Double(final) >= parameters.minimumWalkSteps else { return .none }
         walkingSeconds += Swift.max(0, stop - current.startSeconds)
-        return Swift.max(0, final - current.releasedSteps)
+        return StepRelease(steps: Swift.max(0, final - current.releasedSteps), fromSeconds: current.releasedThroughSeconds,
+                           throughSeconds: Swift.max(stop, current.releasedThroughSeconds))
     }
 
     /// Releases the steps accrued up to `horizon`, which no end can take back, once the walk
-    /// holds `minimumWalkSteps`.
-    private mutating func release(upTo horizon: Double) -> Int {
-        guard var current = walk else { return 0 }
+    /// holds `minimumWalkSteps`: those taken since the last release's horizon (the walk's
+    /// start for its first).
+    private mutating func release(upTo horizon: Double) -> StepRelease {
+        guard var current = walk else { return .none }
         let settled = current.steps(at: Swift.min(horizon, current.countedThroughSeconds))
         current.pending.removeAll { $0.timeSeconds < horizon }
-        var released = 0
+        var released = StepRelease.none
         if settled >= parameters.minimumWalkSteps {
-            released = Swift.max(0, Int(settled.rounded(.down)) - current.releasedSteps)
-            current.releasedSteps += released
+            let from = current.releasedThroughSeconds
+            let steps = Swift.max(0, Int(settled.rounded(.down)) - current.releasedSteps)
+            current.releasedSteps += steps
             current.releasedThroughSeconds = Swift.max(current.releasedThroughSeconds, Swift.min(horizon, current.countedThroughSeconds))
+            if steps > 0 { released = StepRelease(steps: steps, fromSeconds: from, throughSeconds: current.releasedThroughSeconds) }
         }
         walk = current
         return released
