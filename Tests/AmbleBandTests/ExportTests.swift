@@ -233,7 +233,7 @@ struct ExportTests {
 
     @Test func exportIsListedAndItsInputChecked() {
         #expect(AmbleCommand.helpMessage().contains("  export "))
-        #expect(AmbleCommand.helpMessage(for: ExportCommand.self).contains("--format <format>       The format to write. (values: csv, openmhealth, tcx,\n                          raw)"))
+        #expect(AmbleCommand.helpMessage(for: ExportCommand.self).contains("--format <format>       The format to write. (values: csv, openmhealth, tcx,\n                          fit, raw)"))
         #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["export", "--format", "csv", "1", "latest"]) }
         #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["export", "--format", "tcx", "--since", "2026-01-05", "--out", "x"]) }
         for bad in [["export"], ["export", "--format", "gpx"], ["export", "--format", "csv", "x1"], ["export", "--format", "csv", "--since", "soon"],

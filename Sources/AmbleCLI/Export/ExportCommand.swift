@@ -12,17 +12,18 @@ extension ExportFormat: ExpressibleByArgument {
     static var allValueStrings: [String] { available.map(\.rawValue) }
 }
 
-/// `amble export`: sessions as files other tools read (CSV, Open mHealth JSON, TCX).
+/// `amble export`: sessions as files other tools read (CSV, Open mHealth JSON, TCX, FIT).
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write sessions as files other tools read: CSV, Open mHealth JSON, TCX or raw samples.",
+        abstract: "Write sessions as files other tools read: CSV, Open mHealth JSON, TCX, FIT or raw samples.",
         discussion: """
             csv: amble-sessions.csv (a row per session) and amble-seconds.csv (a row per second), units \
             in the column names, UTC ISO 8601 times. openmhealth: amble-openmhealth.json, step-count \
             (per minute), heart-rate (per second) and physical-activity (per walk, activity_name walking) data points. \
             tcx: amble-walk-ID-START.tcx for each mindful walk, its laps split at pauses (Sport Other, the schema's \
-            only choice for a walk; filed under Walking). Every format adds up to the session's steps and distance. raw: amble-raw-ID-steps.csv \
+            only choice for a walk; filed under Walking). fit: amble-walk-ID-START.fit for each mindful walk, sport \
+            walking, the same laps. Every format adds up to the session's steps and distance. raw: amble-raw-ID-steps.csv \
             and amble-raw-ID-hr.csv, the samples the band kept with consent_raw_capture on, as `amble analyze \
             steps|hr` reads them. An existing file is never overwritten without --force.
             """

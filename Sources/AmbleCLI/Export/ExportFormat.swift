@@ -87,13 +87,15 @@ enum ExportFormat: String, CaseIterable, Sendable {
     case csv
     case openmhealth
     case tcx
+    /// FIT activity files (`FITExport`), one per mindful walk.
+    case fit
     /// Raw sensor capture (where consent allowed it): per session, the CSVs `amble analyze
     /// steps` and `amble analyze hr` read (`RawExport`); built by `ExportCommand` from the
     /// store's raw blocks.
     case raw
 
     /// The formats this build writes, for help and messages.
-    static let available: [ExportFormat] = [.csv, .openmhealth, .tcx, .raw]
+    static let available: [ExportFormat] = [.csv, .openmhealth, .tcx, .fit, .raw]
 
     /// The files this format makes from `sessions` (which are in the order to write them).
     /// `notes` collects what was left out and why.
@@ -102,6 +104,7 @@ enum ExportFormat: String, CaseIterable, Sendable {
         case .csv: return CSVExport.files(sessions)
         case .openmhealth: return [OpenMHealthExport.file(sessions)]
         case .tcx: return TCXExport.files(sessions, notes: &notes)
+        case .fit: return FITExport.files(sessions, notes: &notes)
         case .raw: return []   // from the raw blocks: `rawFiles`
         }
     }
