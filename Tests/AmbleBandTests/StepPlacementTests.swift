@@ -23,17 +23,11 @@ struct StepPlacementTests {
         #expect(placement.takeIntoLastSecond().isEmpty, "nothing is given twice")
     }
 
-    /// Calibrate, then a walk: walk 50 s, stand 30 s, walk 40 s, stand, end with a long press.
-    static let walkStandWalk = """
-    0:01   press select
-    +1     walk 110
-    +36    stop
-    +2     press next
-    +1     press select
-    +1     press select
-    +1     walk 100
+    /// Calibrate, then a walk at 86 steps/min: walk 50 s, stand 30 s, walk 40 s, stand, end
+    /// with a long press.
+    static let walkStandWalk = BandPracticeScenarioTests.calibrateThenWalk + """
     +50    stop
-    +30    walk 100
+    +30    walk 86
     +40    stop
     +6     hold select 1.5
     +4     end
@@ -55,10 +49,10 @@ struct StepPlacementTests {
         func stepsIn(_ offsets: ClosedRange<Int>) -> [Int] { Array(steps[offsets.clamped(to: 0...(steps.count - 1))]) }
         #expect(stepsIn(52...76).allSatisfy { $0 == 0 }, "standing: \(stepsIn(46...80))")
         #expect(stepsIn(123...200).allSatisfy { $0 == 0 }, "standing at the end: \(stepsIn(114...200))")
-        // Walking at 100 steps/min, 1.7 a second: every second holds a step, from the first.
+        // Walking at 86 steps/min, 1.4 a second: every second holds a step, from the first.
         #expect(stepsIn(1...46).filter { $0 == 0 }.count <= 1, "first walk: \(stepsIn(0...48))")
         #expect(stepsIn(81...115).filter { $0 == 0 }.count <= 1, "second walk: \(stepsIn(78...118))")
         let first = stepsIn(0...50).reduce(0, +), second = stepsIn(76...120).reduce(0, +)
-        #expect(abs(first - 80) <= 6 && abs(second - 67) <= 6, "\(first) and \(second) steps for 48 s and 40 s at 100 steps/min")
+        #expect(abs(first - 69) <= 6 && abs(second - 57) <= 6, "\(first) and \(second) steps for 48 s and 40 s at 86 steps/min")
     }
 }

@@ -139,6 +139,17 @@ enum ExportFormat: String, CaseIterable, Sendable {
     }
 }
 
+/// The mindful walks among `sessions`, for the formats that hold activities (TCX, FIT); the
+/// calibrations left out are noted.
+func mindfulWalks(_ sessions: [ExportedSession], format: ExportFormat, notes: inout [String]) -> [ExportedSession] {
+    let walks = sessions.filter { $0.summary.kind == .mindfulWalk }
+    let left = sessions.count - walks.count
+    if left > 0 {
+        notes.append("\(format.rawValue): left out \(plural(left, "calibration")) (\(format.rawValue.uppercased()) holds the mindful walks)")
+    }
+    return walks
+}
+
 /// Numbers as exports write them: '.' decimals whatever the locale, at most `digits`
 /// decimals, no trailing zeros, integers without a point; nil (and non-finite) is nil.
 func exportNumber(_ value: Double?, digits: Int) -> String? {

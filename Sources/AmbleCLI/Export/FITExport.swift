@@ -133,12 +133,7 @@ enum FITExport {
     }
 
     static func files(_ sessions: [ExportedSession], notes: inout [String]) -> [ExportFile] {
-        let walks = sessions.filter { $0.summary.kind == .mindfulWalk }
-        let left = sessions.count - walks.count
-        if left > 0 {
-            notes.append("fit: left out \(plural(left, "calibration")) (FIT holds the mindful walks)")
-        }
-        return walks.map { walk in
+        mindfulWalks(sessions, format: .fit, notes: &notes).map { walk in
             ExportFile(name: TCXExport.fileName(walk, extension: "fit"), bytes: file(walk),
                        summary: "walk \(walk.session.id), \(plural(walk.seconds.filter { !$0.paused }.count, "record"))")
         }

@@ -28,12 +28,7 @@ enum TCXExport {
     static let schemaInstanceNamespace = "http://www.w3.org/2001/XMLSchema-instance"
 
     static func files(_ sessions: [ExportedSession], notes: inout [String]) -> [ExportFile] {
-        let walks = sessions.filter { $0.summary.kind == .mindfulWalk }
-        let left = sessions.count - walks.count
-        if left > 0 {
-            notes.append("tcx: left out \(plural(left, "calibration")) (TCX holds the mindful walks)")
-        }
-        return walks.map { walk in
+        mindfulWalks(sessions, format: .tcx, notes: &notes).map { walk in
             ExportFile(name: fileName(walk), contents: document(walk), summary: "walk \(walk.session.id), \(plural(walk.seconds.filter { !$0.paused }.count, "trackpoint"))")
         }
     }
