@@ -65,6 +65,8 @@ enum ExportSums {
         #expect(steps(session, fraction: 94) == s.steps && session[9] == centimetres, "FIT session", sourceLocation: sourceLocation)
         #expect(laps.reduce(0) { $0 + steps($1, fraction: 82) } == s.steps, "FIT laps' steps", sourceLocation: sourceLocation)
         #expect(laps.reduce(0) { $0 + ($1[9] ?? 0) } == centimetres, "FIT laps' distance", sourceLocation: sourceLocation)
+        let kilocalories = s.activeKilocalories.map { Int($0.rounded()) }
+        #expect(session[11] == kilocalories && laps.reduce(0) { $0 + ($1[11] ?? 0) } == kilocalories ?? 0, "FIT calories", sourceLocation: sourceLocation)
         let start = FITWriter.time(s.startUnixSeconds)
         let records = messages.filter { $0.global == FITExport.Message.record }
         var offending: [String] = []
@@ -85,6 +87,8 @@ enum ExportSums {
         let lapDistance = laps.map { Double(between($0, "<DistanceMeters>", "</DistanceMeters>").first ?? "") ?? 0 }.reduce(0, +)
         #expect(lapSteps == s.steps, "TCX laps: \(lapSteps) steps of \(s.steps)", sourceLocation: sourceLocation)
         #expect(abs(lapDistance - s.distanceMeters) <= 0.006, "TCX laps: \(lapDistance) m of \(s.distanceMeters)", sourceLocation: sourceLocation)
+        let calories = laps.map { Int(between($0, "<Calories>", "</Calories>").first ?? "") ?? 0 }.reduce(0, +)
+        #expect(calories == Int((s.activeKilocalories ?? 0).rounded()), "TCX laps: \(calories) kcal", sourceLocation: sourceLocation)
         // A trackpoint per second walked, in order.
         let walked = walk.seconds.filter { !$0.paused }.map(\.offsetSeconds)
         let distances = between(document, "</Time>\n", "</DistanceMeters>").map { Double($0.components(separatedBy: "<DistanceMeters>").last ?? "") ?? -1 }
