@@ -159,9 +159,9 @@ public struct StepCounter: Sendable {
     public mutating func processTimed(_ sample: AccelerationSample) -> StepRelease {
         signal.append(sample)
         var released = StepRelease.none
-        if signal.didRestart { released = released.merged(with: restart()) }
+        if signal.didRestart, restart() > 0 { released = tracker.lastRelease }
         while let tick = signal.nextTick() {
-            released = released.merged(with: analyse(tick))
+            if analyse(tick) > 0 { released = released.merged(with: tracker.lastRelease) }
         }
         totalSteps += released.steps
         updateCadence(at: sample.timeSeconds)
@@ -197,7 +197,7 @@ public struct StepCounter: Sendable {
 
     /// `finish()`, with the stretch of sample time the released steps were taken in.
     public mutating func finishTimed() -> StepRelease {
-        let released = tracker.finish(envelope: currentEnvelope())
+        let released = tracker.finish(envelope: currentEnvelope()) > 0 ? tracker.lastRelease : .none
         totalSteps += released.steps
         cadenceStepsPerMinute = 0
         resetAnalysis()
@@ -206,7 +206,7 @@ public struct StepCounter: Sendable {
 
     // MARK: Stages
 
-    private mutating func restart() -> StepRelease {
+    private mutating func restart() -> Int {
         let released = tracker.finish(envelope: currentEnvelope())
         resetAnalysis()
         return released
@@ -220,7 +220,7 @@ public struct StepCounter: Sendable {
         envelope.removeAll()
     }
 
-    private mutating func analyse(_ tick: GaitSignal.Tick) -> StepRelease {
+    private mutating func analyse(_ tick: GaitSignal.Tick) -> Int {
         magnitudeCorrelation.append(SIMD4(tick.magnitude, 0, 0, 0))
         // The second correlation holds the three axes, or on |a| alone the heel strikes: there
         // the arm's swing is hardly seen, and the landings carry the steps.
@@ -228,7 +228,7 @@ public struct StepCounter: Sendable {
         envelope.append(tick.magnitude)
         heelStrikes.append(tick.heelStrike, timeSeconds: tick.timeSeconds - Double(signal.heelStrikeHalfWidth) / Self.rateHz)
         analysisTimeSeconds = tick.timeSeconds
-        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return .none }
+        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return 0 }
         let frame = measureRhythm(atSeconds: tick.timeSeconds)
         let released = tracker.process(frame, envelope: currentEnvelope())
         if recordsFrames {
@@ -238,7 +238,7 @@ public struct StepCounter: Sendable {
                                             heelStrikesOnStep: frame.heelStrikesOnStep,
                                             followedStepPeriodSeconds: tracker.followedStepPeriodSeconds,
                                             cadenceStepsPerMinute: tracker.cadenceStepsPerMinute,
-                                            totalSteps: totalSteps + released.steps))
+                                            totalSteps: totalSteps + released))
         }
         return released
     }

@@ -15,20 +15,24 @@ public struct StepRelease: Equatable, Sendable {
     public var throughSeconds: Double
 
     public init(steps: Int, fromSeconds: Double, throughSeconds: Double) {
-        self.steps = steps
-        self.fromSeconds = Swift.min(fromSeconds, throughSeconds)
-        self.throughSeconds = Swift.max(fromSeconds, throughSeconds)
+        self.init(ordered: steps, Swift.min(fromSeconds, throughSeconds), Swift.max(fromSeconds, throughSeconds))
     }
 
-    /// Nothing released.
-    public static let none = StepRelease(steps: 0, fromSeconds: 0, throughSeconds: 0)
+    private init(ordered steps: Int, _ fromSeconds: Double, _ throughSeconds: Double) {
+        self.steps = steps
+        self.fromSeconds = fromSeconds
+        self.throughSeconds = throughSeconds
+    }
+
+    /// Nothing released. (Made at each use, not a stored constant: the counter asks for it at
+    /// every sample, and a global constant is checked for its initialisation each time.)
+    public static var none: StepRelease { StepRelease(ordered: 0, 0, 0) }
 
     /// This release and `other` as one: their steps, over both stretches.
     public func merged(with other: StepRelease) -> StepRelease {
         guard other.steps > 0 else { return self }
         guard steps > 0 else { return other }
-        return StepRelease(steps: steps + other.steps, fromSeconds: Swift.min(fromSeconds, other.fromSeconds),
-                           throughSeconds: Swift.max(throughSeconds, other.throughSeconds))
+        return StepRelease(ordered: steps + other.steps, Swift.min(fromSeconds, other.fromSeconds), Swift.max(throughSeconds, other.throughSeconds))
     }
 
     /// The time step `index` (0 ..< `steps`) was taken, seconds: the steps spread evenly over

@@ -151,20 +151,25 @@ struct WalkTracker: Sendable {
         recent.removeAll(keepingCapacity: true)
     }
 
-    /// Takes the newest frame; returns the steps it releases and when they were taken.
-    mutating func process(_ frame: RhythmFrame, envelope: Envelope) -> StepRelease {
+    /// The latest release: its steps and when they were taken (kept apart from the steps the
+    /// calls return, so that the frames that release nothing, nearly all, pass only a count).
+    private(set) var lastRelease = StepRelease.none
+
+    /// Takes the newest frame; returns the steps it releases (`lastRelease` says when they
+    /// were taken).
+    mutating func process(_ frame: RhythmFrame, envelope: Envelope) -> Int {
         if walk != nil { return follow(frame, envelope: envelope) }
         recent.append(frame)
         if recent.count > evidenceFrames { recent.removeFirst() }
-        guard let started = confirmedWalk(envelope: envelope) else { return .none }
+        guard let started = confirmedWalk(envelope: envelope) else { return 0 }
         walk = started
         recent.removeAll(keepingCapacity: true)
-        return .none
+        return 0
     }
 
     /// Ends the walk under way at the end of the stream: its end is placed as at any end.
-    mutating func finish(envelope: Envelope) -> StepRelease {
-        guard walk != nil else { return .none }
+    mutating func finish(envelope: Envelope) -> Int {
+        guard walk != nil else { return 0 }
         return end(envelope: envelope)
     }
 
@@ -247,8 +252,8 @@ struct WalkTracker: Sendable {
 
     // MARK: Following
 
-    private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> StepRelease {
-        guard var current = walk else { return .none }
+    private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> Int {
+        guard var current = walk else { return 0 }
         guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue else {
             return end(envelope: envelope)
         }
@@ -334,8 +339,8 @@ struct WalkTracker: Sendable {
 
     /// Ends the walk under way; releases its steps not yet released, taken from the last
     /// release's horizon (the walk's start when none came yet) to its end.
-    private mutating func end(envelope: Envelope) -> StepRelease {
-        guard let current = walk else { return .none }
+    private mutating func end(envelope: Envelope) -> Int {
+        guard let current = walk else { return 0 }
         let last = current.lastCentreSeconds
         let stop = edge(from: last, stepPeriod: current.stepPeriodSeconds,
                         typicalOver: Swift.min(last, Swift.max(current.startSeconds, last - windowSeconds)) ... last,
@@ -344,26 +349,27 @@ struct WalkTracker: Sendable {
         let total = stop > current.startSeconds ? current.steps(at: stop) : 0
         let final = Int((total + 0.5).rounded(.down))
         lastEnd = (stop, current.stepPeriodSeconds, Double(final) >= parameters.minimumWalkSteps ? stop : current.startSeconds)
-        guard Double(final) >= parameters.minimumWalkSteps else { return .none }
+        guard Double(final) >= parameters.minimumWalkSteps else { return 0 }
         walkingSeconds += Swift.max(0, stop - current.startSeconds)
-        return StepRelease(steps: Swift.max(0, final - current.releasedSteps), fromSeconds: current.releasedThroughSeconds,
-                           throughSeconds: Swift.max(stop, current.releasedThroughSeconds))
+        let steps = Swift.max(0, final - current.releasedSteps)
+        if steps > 0 { lastRelease = StepRelease(steps: steps, fromSeconds: current.releasedThroughSeconds, throughSeconds: Swift.max(stop, current.releasedThroughSeconds)) }
+        return steps
     }
 
     /// Releases the steps accrued up to `horizon`, which no end can take back, once the walk
     /// holds `minimumWalkSteps`: those taken since the last release's horizon (the walk's
     /// start for its first).
-    private mutating func release(upTo horizon: Double) -> StepRelease {
-        guard var current = walk else { return .none }
+    private mutating func release(upTo horizon: Double) -> Int {
+        guard var current = walk else { return 0 }
         let settled = current.steps(at: Swift.min(horizon, current.countedThroughSeconds))
         current.pending.removeAll { $0.timeSeconds < horizon }
-        var released = StepRelease.none
+        var released = 0
         if settled >= parameters.minimumWalkSteps {
             let from = current.releasedThroughSeconds
-            let steps = Swift.max(0, Int(settled.rounded(.down)) - current.releasedSteps)
-            current.releasedSteps += steps
+            released = Swift.max(0, Int(settled.rounded(.down)) - current.releasedSteps)
+            current.releasedSteps += released
             current.releasedThroughSeconds = Swift.max(current.releasedThroughSeconds, Swift.min(horizon, current.countedThroughSeconds))
-            if steps > 0 { released = StepRelease(steps: steps, fromSeconds: from, throughSeconds: current.releasedThroughSeconds) }
+            if released > 0 { lastRelease = StepRelease(steps: released, fromSeconds: from, throughSeconds: current.releasedThroughSeconds) }
         }
         walk = current
         return released
