@@ -304,9 +304,11 @@ public final class Band {
                 if practice.machine.values.rawCaptureConsent { startRawCapture() }
             case .recordSecond(let row):
                 recorder.append(row)
+            case .addSteps(let added):
+                recorder.addSteps(added)
             case .endSession(let summary):
                 // The counter releases steps once they are certain, about 10 s late: the walk's
-                // last steps come now, with its end.
+                // last steps come now, with its end, and go to the seconds they were taken in.
                 sessionStartSeconds = nil
                 if var capture = signals.rawCapture {
                     signals.rawCapture = nil

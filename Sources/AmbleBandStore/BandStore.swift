@@ -323,6 +323,17 @@ public final class BandStore: Sendable {
         try writer.write { db in try SecondRow(sessionID: sessionID, second).insert(db) }
     }
 
+    /// Adds steps to seconds of a session already stored (the step counter releases steps
+    /// about 10 s after they were taken), in one transaction. A second not stored is skipped.
+    public func addSteps(sessionID: Int64, _ added: [StepsAdded]) throws {
+        try writer.write { db in
+            for addition in added {
+                try db.execute(sql: #"UPDATE "session_second" SET "steps" = "steps" + ? WHERE "session_id" = ? AND "offset_s" = ?"#,
+                               arguments: [addition.steps, sessionID, addition.offsetSeconds])
+            }
+        }
+    }
+
     /// Appends raw sensor samples to a session under way (in one transaction).
     public func appendRawBlocks(sessionID: Int64, _ blocks: [RawBlock]) throws {
         try writer.write { db in try RawBlockTable.insert(db, sessionID: sessionID, blocks) }

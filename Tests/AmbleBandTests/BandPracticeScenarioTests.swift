@@ -104,7 +104,9 @@ struct BandPracticeScenarioTests {
         #expect(second.band.screenShown == .notice(title: "Walk saved", detail: "The band lost power; your walk was kept"))
         let sessions = try second.band.store.finishedSessions()
         #expect(sessions.map(\.summary.kind) == [.calibration, .mindfulWalk])
-        #expect((sessions.last?.summary.steps ?? 0) > 20)
+        // About 25 s walked at 86 steps/min, the last 10 s still in the counter when the power went
+        // (the steps of the countdown before it are not the walk's).
+        #expect((sessions.last?.summary.steps ?? 0) > 15)
     }
 
     /// Settings > Heart rate (the seventh entry) > off, from the menu.

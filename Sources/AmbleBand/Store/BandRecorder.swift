@@ -23,6 +23,8 @@ final class BandRecorder {
     let maximumSessionHours: Int
     /// The session being recorded, if any.
     private(set) var sessionID: Int64?
+    /// The offset of the last second recorded in it (-1 before the first).
+    private var lastOffset = -1
     /// How far a laptop moved the band's date from the system clock, seconds (`amble band time`).
     private(set) var unixOffsetSeconds: Double
     private var nextPruneSeconds = -Double.infinity
@@ -77,6 +79,7 @@ final class BandRecorder {
         do {
             let id = try store.beginSession(kind: kind, startUnixSeconds: startUnixSeconds, parameters: parameters)
             sessionID = id
+            lastOffset = -1
             logger.info("\(kind.rawValue) session \(id) started")
         } catch {
             sessionID = nil
@@ -86,8 +89,17 @@ final class BandRecorder {
 
     func append(_ row: SessionSecond) {
         guard let sessionID else { return }
+        lastOffset = row.offsetSeconds
         do { try store.appendSecond(sessionID: sessionID, row) } catch {
             logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(errorSentence(error))")
+        }
+    }
+
+    /// Adds steps released late to the seconds of the session under way they were taken in.
+    func addSteps(_ added: [StepsAdded]) {
+        guard let sessionID, !added.isEmpty else { return }
+        do { try store.addSteps(sessionID: sessionID, added) } catch {
+            logger.error("cannot add \(added.reduce(0) { $0 + $1.steps }) late steps to session \(sessionID): \(errorSentence(error)); its summary keeps them")
         }
     }
 
@@ -100,13 +112,17 @@ final class BandRecorder {
     }
 
     /// Closes the session with `summary`, adding `lateSteps` (the steps the counter released
-    /// with the session's end), and encodes its data for the link. Returns the summary stored.
+    /// with the session's end, by the second they were taken in: `[0]` in the last second
+    /// recorded, `[n]` n seconds before it) to its seconds and its totals, and encodes its data
+    /// for the link. Returns the summary stored.
     @discardableResult
-    func end(_ summary: SessionSummary, lateSteps: Int) -> SessionSummary {
+    func end(_ summary: SessionSummary, lateSteps: [Int]) -> SessionSummary {
         guard let id = sessionID else { return summary }
         var summary = summary
-        if lateSteps > 0 {
-            summary.steps += lateSteps
+        let added = StepsAdded.toSeconds(lateSteps, newestOffset: lastOffset)
+        if !added.isEmpty {
+            addSteps(added)
+            summary.steps += added.reduce(0) { $0 + $1.steps }
             summary.distanceMeters = Double(summary.steps) * summary.parameters.stepLengthMeters
         }
         do {
