@@ -111,6 +111,18 @@ struct CompanionCommandTests {
         }
     }
 
+    @Test func settingsASyncOwnsAreNotSetByHand() {
+        #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["band", "settings", "get", "study_reminder"]) }
+        for (key, owner) in [("goal_progress", "from this laptop's goals"), ("study_reminder", "from the study joined here")] {
+            do {
+                _ = try AmbleCommand.parseAsRoot(["band", "settings", "set", key, "off"])
+                Issue.record("\(key) was accepted")
+            } catch {
+                #expect(AmbleCommand.message(for: error).contains("\(key) is set by amble sync \(owner)"))
+            }
+        }
+    }
+
     @Test func analyzeStepsCountsASynthesizedWalkAndReportsBadLines() throws {
         var text = "time_s,x_g,y_g,z_g\n"
         let wearer = SyntheticWalkFile(cadence: 100, seconds: 60)

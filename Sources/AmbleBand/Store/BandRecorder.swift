@@ -5,6 +5,11 @@ import AmbleModel
 import AmbleStateMachines
 import AmbleSync
 import Logging
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The band's store and what the loop does with it: records sessions as they happen (begin,
 /// one row per second, the summary at the end, then the data the link sends; or nothing, when
@@ -163,18 +168,33 @@ final class BandRecorder {
 
     static let reminderStateKey = "reminder_state"
 
-    /// The reminder's schedule as the last run left it (nothing given yet when unreadable).
+    /// The reminders' schedule as the last run left it (nothing given yet when unreadable):
+    /// JSON, or the wearer's reminder alone as earlier builds kept it ("lastDay snoozedUntil",
+    /// either may be empty).
     func reminderState() -> ReminderSchedule.State {
         guard let text = try? store.internalValue(Self.reminderStateKey) else { return .init() }
+        if let state = try? JSONDecoder().decode(ReminderSchedule.State.self, from: Data(text.utf8)) { return state }
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count == 2 else { return .init() }
-        return .init(lastDay: Int(fields[0]), snoozedUntilUnixSeconds: Double(fields[1]))
+        return .init(items: [ReminderSchedule.Reminder.wearerID: .init(lastDay: Int(fields[0]), snoozedUntilUnixSeconds: Double(fields[1]))])
     }
 
-    /// Keeps the schedule's state ("lastDay snoozedUntil", either may be empty).
+    /// Keeps the schedule's state (JSON: each reminder's last day and snooze by its id).
     func saveReminderState(_ state: ReminderSchedule.State) {
-        let text = (state.lastDay.map(String.init) ?? "") + " " + (state.snoozedUntilUnixSeconds.map { String($0) } ?? "")
-        do { try store.setInternalValue(Self.reminderStateKey, text) } catch { logger.error("cannot store the reminder's schedule: \(errorSentence(error))") }
+        do {
+            let text = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+            try store.setInternalValue(Self.reminderStateKey, text)
+        } catch {
+            logger.error("cannot store the reminders' schedule: \(errorSentence(error))")
+        }
+    }
+
+    /// The study reminders the paired laptops ask for (none when the store cannot say).
+    func studyReminders() -> [StudyReminder] {
+        do { return try store.studyReminders() } catch {
+            logger.error("cannot read the studies' reminders: \(errorSentence(error))")
+            return []
+        }
     }
 
     // MARK: Housekeeping
