@@ -266,7 +266,7 @@ public final class Band {
             heartRateSensor: heartRateSensor, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
         perform(practice.secondElapsed(report), now: bandSeconds)
         storeRawSamples()
-        guard practice.reminders.settings.reminders else { return }
+        guard !practice.reminders.reminders.isEmpty else { return }
         let reminder = practice.checkReminder(unixSeconds: date, utcOffsetSeconds: utcOffsetSeconds(date))
         if reminder.stateChanged { recorder.saveReminderState(practice.reminders.state) }
         if !reminder.actions.isEmpty { logger.notice("reminder due: \(Self.reminderOutcome(reminder.actions))") }
@@ -304,9 +304,11 @@ public final class Band {
                 if practice.machine.values.rawCaptureConsent { startRawCapture() }
             case .recordSecond(let row):
                 recorder.append(row)
+            case .addSteps(let added):
+                recorder.addSteps(added)
             case .endSession(let summary):
                 // The counter releases steps once they are certain, about 10 s late: the walk's
-                // last steps come now, with its end.
+                // last steps come now, with its end, and go to the seconds they were taken in.
                 sessionStartSeconds = nil
                 if var capture = signals.rawCapture {
                     signals.rawCapture = nil
@@ -362,6 +364,7 @@ public final class Band {
                 link?.deleteAllAnswered(accepted: accepted)
             case .forgetLaptops:
                 recorder.forgetLaptops()
+                studyRemindersChanged()
                 link?.dropUnpairedConnections()
             case .done:
                 perform(practice.redraw(), now: now)
@@ -428,6 +431,17 @@ extension Band: SyncServiceDelegate {
     func settingChanged(_ setting: BandSetting, to value: String) {
         logger.notice("a laptop set \(setting.rawValue) = \(value)")
         apply(setting, value)
+    }
+
+    func laptopSettingChanged(_ setting: LaptopSetting, to value: String) {
+        logger.notice("a laptop set its \(setting.rawValue) = \(value)")
+        studyRemindersChanged()
+    }
+
+    /// The paired laptops' study reminders, read again (one was set, laptops were forgotten).
+    func studyRemindersChanged() {
+        practice.setStudyReminders(recorder.studyReminders())
+        recorder.saveReminderState(practice.reminders.state)
     }
 }
 

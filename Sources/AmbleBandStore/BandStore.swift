@@ -66,7 +66,7 @@ public final class BandStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw"]
+    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw", "v7-laptop-setting"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -159,6 +159,17 @@ public final class BandStore: Sendable {
                 CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
                 """)
         }
+        migrator.registerMigration("v7-laptop-setting") { db in
+            // Each paired laptop's own settings (`LaptopSetting`: a joined study's reminder),
+            // apart from the wearer's, gone with the laptop.
+            try db.execute(sql: """
+                CREATE TABLE "laptop_setting" (
+                  "public_key" BLOB NOT NULL REFERENCES "paired_laptop"("public_key") ON DELETE CASCADE,
+                  "key" TEXT NOT NULL,
+                  "value" TEXT NOT NULL,
+                  PRIMARY KEY ("public_key", "key"));
+                """)
+        }
         return migrator
     }
 
@@ -246,6 +257,41 @@ public final class BandStore: Sendable {
         return value
     }
 
+    /// A paired laptop's own settings (`LaptopSetting`), each with its value ("off" where never set).
+    public func laptopSettings(laptopKey: [UInt8]) throws -> [(LaptopSetting, String)] {
+        try writer.read { db in
+            let stored = try Row.fetchAll(db, sql: #"SELECT "key", "value" FROM "laptop_setting" WHERE "public_key" = ?"#,
+                                          arguments: [Data(laptopKey)])
+            let values = Dictionary(stored.map { (row: Row) -> (String, String) in (row["key"], row["value"]) }, uniquingKeysWith: { a, _ in a })
+            return LaptopSetting.allCases.map { ($0, values[$0.rawValue] ?? $0.defaultValue) }
+        }
+    }
+
+    /// Sets one of a paired laptop's own settings; returns the value stored (canonical form).
+    /// A laptop that is not paired (forgotten meanwhile) keeps nothing.
+    @discardableResult
+    public func setLaptopSetting(_ setting: LaptopSetting, to raw: String, laptopKey: [UInt8]) throws -> String {
+        let value = try setting.validate(raw)
+        try writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO "laptop_setting" ("public_key", "key", "value")
+                SELECT "public_key", ?, ? FROM "paired_laptop" WHERE "public_key" = ?
+                ON CONFLICT ("public_key", "key") DO UPDATE SET "value" = excluded."value"
+                """, arguments: [setting.rawValue, value, Data(laptopKey)])
+        }
+        return value
+    }
+
+    /// The study reminders the paired laptops ask for, each once (two laptops of one study ask
+    /// for the same), earliest first.
+    public func studyReminders() throws -> [StudyReminder] {
+        try writer.read { db in
+            let values = try String.fetchAll(db, sql: #"SELECT "value" FROM "laptop_setting" WHERE "key" = ?"#,
+                                             arguments: [LaptopSetting.studyReminder.rawValue])
+            return Set(values.compactMap(StudyReminder.init(settingValue:))).sorted()
+        }
+    }
+
     /// How far the laptop moved the band's date from the system clock (`amble band time`),
     /// seconds; 0 until set. The system clock itself is left alone (setting it needs root).
     public func clockOffsetSeconds() throws -> Double {
@@ -321,6 +367,17 @@ public final class BandStore: Sendable {
     /// Stores one second of a session under way.
     public func appendSecond(sessionID: Int64, _ second: SessionSecond) throws {
         try writer.write { db in try SecondRow(sessionID: sessionID, second).insert(db) }
+    }
+
+    /// Adds steps to seconds of a session already stored (the step counter releases steps
+    /// about 10 s after they were taken), in one transaction. A second not stored is skipped.
+    public func addSteps(sessionID: Int64, _ added: [StepsAdded]) throws {
+        try writer.write { db in
+            for addition in added {
+                try db.execute(sql: #"UPDATE "session_second" SET "steps" = "steps" + ? WHERE "session_id" = ? AND "offset_s" = ?"#,
+                               arguments: [addition.steps, sessionID, addition.offsetSeconds])
+            }
+        }
     }
 
     /// Appends raw sensor samples to a session under way (in one transaction).

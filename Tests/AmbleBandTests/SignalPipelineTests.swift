@@ -26,7 +26,7 @@ struct SignalPipelineTests {
             steps += report.steps
             if jumped { stepsAfterJump += report.steps }
         }
-        let last = pipeline.finishSteps()
+        let last = pipeline.finishSteps().reduce(0, +)
         steps += last
         stepsAfterJump += last
         // The second minute is a walk of its own (about 100 steps); a restart costs its first

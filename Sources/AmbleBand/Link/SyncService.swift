@@ -16,6 +16,8 @@ protocol SyncServiceDelegate: AnyObject {
     func setClock(unixSeconds: Double) -> Double
     /// A setting changed from the laptop: the band applies what it can at once.
     func settingChanged(_ setting: BandSetting, to value: String)
+    /// A laptop changed one of its own settings (`LaptopSetting`): its study's reminder.
+    func laptopSettingChanged(_ setting: LaptopSetting, to value: String)
 }
 
 /// The band's side of sync: serves paired laptops over TCP (a few at once) and a serial line
@@ -405,10 +407,22 @@ final class SyncService: BandLinkHost {
             }
             return .acknowledged(sessionID: id)
         case .getSettings:
-            return .settings(try store.settings().map { SyncMessage.SettingValue(key: $0.0.rawValue, value: $0.1) })
+            // The wearer's settings and the laptop's own (never another laptop's).
+            let shared = try store.settings().map { SyncMessage.SettingValue(key: $0.0.rawValue, value: $0.1) }
+            return .settings(shared + (try store.laptopSettings(laptopKey: laptopKey).map { SyncMessage.SettingValue(key: $0.0.rawValue, value: $0.1) }))
         case .setSetting(let key, let value):
+            if let setting = LaptopSetting(rawValue: key) {
+                do {
+                    let stored = try store.setLaptopSetting(setting, to: value, laptopKey: laptopKey)
+                    delegate?.laptopSettingChanged(setting, to: stored)
+                    return .settings([SyncMessage.SettingValue(key: key, value: stored)])
+                } catch let error as LaptopSettingError {
+                    return .failure(code: .badValue, message: error.description)
+                }
+            }
             guard let setting = BandSetting(rawValue: key) else {
-                return .failure(code: .badValue, message: "no setting \"\(key)\"; the band has \(BandSetting.allCases.map(\.rawValue).joined(separator: ", "))")
+                let keys = BandSetting.allCases.map(\.rawValue) + LaptopSetting.allCases.map(\.rawValue)
+                return .failure(code: .badValue, message: "no setting \"\(key)\"; the band has \(keys.joined(separator: ", "))")
             }
             do {
                 let stored = try store.set(setting, to: value)

@@ -151,7 +151,12 @@ struct WalkTracker: Sendable {
         recent.removeAll(keepingCapacity: true)
     }
 
-    /// Takes the newest frame; returns the steps it releases.
+    /// The latest release: its steps and when they were taken (kept apart from the steps the
+    /// calls return, so that the frames that release nothing, nearly all, pass only a count).
+    private(set) var lastRelease = StepRelease.none
+
+    /// Takes the newest frame; returns the steps it releases (`lastRelease` says when they
+    /// were taken).
     mutating func process(_ frame: RhythmFrame, envelope: Envelope) -> Int {
         if walk != nil { return follow(frame, envelope: envelope) }
         recent.append(frame)
@@ -332,6 +337,8 @@ struct WalkTracker: Sendable {
 
     // MARK: End and release
 
+    /// Ends the walk under way; releases its steps not yet released, taken from the last
+    /// release's horizon (the walk's start when none came yet) to its end.
     private mutating func end(envelope: Envelope) -> Int {
         guard let current = walk else { return 0 }
         let last = current.lastCentreSeconds
@@ -344,20 +351,25 @@ struct WalkTracker: Sendable {
         lastEnd = (stop, current.stepPeriodSeconds, Double(final) >= parameters.minimumWalkSteps ? stop : current.startSeconds)
         guard Double(final) >= parameters.minimumWalkSteps else { return 0 }
         walkingSeconds += Swift.max(0, stop - current.startSeconds)
-        return Swift.max(0, final - current.releasedSteps)
+        let steps = Swift.max(0, final - current.releasedSteps)
+        if steps > 0 { lastRelease = StepRelease(steps: steps, fromSeconds: current.releasedThroughSeconds, throughSeconds: Swift.max(stop, current.releasedThroughSeconds)) }
+        return steps
     }
 
     /// Releases the steps accrued up to `horizon`, which no end can take back, once the walk
-    /// holds `minimumWalkSteps`.
+    /// holds `minimumWalkSteps`: those taken since the last release's horizon (the walk's
+    /// start for its first).
     private mutating func release(upTo horizon: Double) -> Int {
         guard var current = walk else { return 0 }
         let settled = current.steps(at: Swift.min(horizon, current.countedThroughSeconds))
         current.pending.removeAll { $0.timeSeconds < horizon }
         var released = 0
         if settled >= parameters.minimumWalkSteps {
+            let from = current.releasedThroughSeconds
             released = Swift.max(0, Int(settled.rounded(.down)) - current.releasedSteps)
             current.releasedSteps += released
             current.releasedThroughSeconds = Swift.max(current.releasedThroughSeconds, Swift.min(horizon, current.countedThroughSeconds))
+            if released > 0 { lastRelease = StepRelease(steps: released, fromSeconds: from, throughSeconds: current.releasedThroughSeconds) }
         }
         walk = current
         return released

@@ -15,6 +15,8 @@ public enum PracticeAction: Equatable, Sendable {
     case show(Screen)
     case beginSession(SessionKind, startUnixSeconds: Double, parameters: SessionParameters)
     case recordSecond(SessionSecond)
+    /// Steps released now that were taken in seconds already recorded: add them there.
+    case addSteps([StepsAdded])
     case endSession(SessionSummary)
     /// The session under way is thrown away (a cancelled walk or calibration): delete it.
     case discardSession
@@ -472,15 +474,14 @@ public struct PracticeMachine: Sendable {
 
         case .calibrating(var session):
             session.run.secondElapsed(steps: report.steps, cadenceStepsPerMinute: report.cadenceStepsPerMinute)
-            let row = makeRow(report, offset: session.tally.seconds, overLimit: false, alerts: 0, paused: false)
-            session.tally.add(row, kilocalories: report.activeKilocalories)
+            let recorded = record(report, into: &session.tally, overLimit: false, alerts: 0, paused: false)
             session.rmssd = report.restingRMSSDMilliseconds ?? session.rmssd
             if session.run.isComplete {
-                return [.recordSecond(row)] + finishCalibration(session, unixSeconds: report.unixSeconds)
+                return recorded + finishCalibration(session, unixSeconds: report.unixSeconds)
             }
             state = .calibrating(session)
             let total = settings.calibrationDistanceMeters == nil ? session.run.lengthSeconds : nil
-            return [.recordSecond(row), .show(.calibrating(elapsedSeconds: session.run.elapsedSeconds, totalSeconds: total, cadenceStepsPerMinute: report.cadenceStepsPerMinute, steps: session.run.steps))]
+            return recorded + [.show(.calibrating(elapsedSeconds: session.run.elapsedSeconds, totalSeconds: total, cadenceStepsPerMinute: report.cadenceStepsPerMinute, steps: session.run.steps))]
 
         case .walking(var walk):
             let (actions, ended) = advance(&walk, report)
@@ -508,22 +509,19 @@ public struct PracticeMachine: Sendable {
     private func advance(_ walk: inout Walk, _ report: SecondReport) -> (actions: [PracticeAction], ended: Bool) {
         walk.rmssd = report.restingRMSSDMilliseconds ?? walk.rmssd
         if let paused = walk.pausedFor {
-            let row = makeRow(report, offset: walk.tally.seconds, overLimit: false, alerts: 0, paused: true)
-            walk.tally.add(row, kilocalories: report.activeKilocalories)
+            let recorded = record(report, into: &walk.tally, overLimit: false, alerts: 0, paused: true)
             walk.pausedFor = paused + 1
             walk.lastScreen.pausedSeconds = paused + 1
             walk.lastScreen.elapsedSeconds = walk.tally.seconds
             walk.lastScreen.heartRateBPM = report.heartRateBPM
-            return ([.recordSecond(row)], paused + 1 >= settings.longestPauseSeconds)
+            return (recorded, paused + 1 >= settings.longestPauseSeconds)
         }
         let pace = walk.monitor.secondElapsed(cadenceStepsPerMinute: report.cadenceStepsPerMinute)
-        let row = makeRow(report, offset: walk.tally.seconds, overLimit: pace.overLimit, alerts: pace.alert ? 1 : 0, paused: false)
-        walk.tally.add(row, kilocalories: report.activeKilocalories)
+        var actions = record(report, into: &walk.tally, overLimit: pace.overLimit, alerts: pace.alert ? 1 : 0, paused: false)
         walk.stillSeconds = report.steps > 0 ? 0 : walk.stillSeconds + 1
         walk.lastScreen = Screen.Walking(elapsedSeconds: walk.tally.seconds, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
                                          limitStepsPerMinute: walk.monitor.limitStepsPerMinute, steps: walk.tally.steps,
                                          heartRateBPM: report.heartRateBPM, pace: walk.monitor.pace)
-        var actions: [PracticeAction] = [.recordSecond(row)]
         if pace.alert, let pattern = HapticPattern.paceAlert(style: values.alertStyle,
                                                            strength: AlertStrength.strength(setting: values.alertStrength, wristMotionG: report.wristMotionG)) {
             actions.append(.vibrate(pattern))
@@ -637,11 +635,19 @@ public struct PracticeMachine: Sendable {
         .choice(title: SettingsMenu.title(setting), options: options.map { SettingsMenu.label(setting, $0) }, selected: index)
     }
 
-    private func makeRow(_ report: SecondReport, offset: Int, overLimit: Bool, alerts: Int, paused: Bool) -> SessionSecond {
-        SessionSecond(offsetSeconds: offset, steps: report.steps, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
-                      heartRateBPM: report.heartRateBPM, heartRateConfidence: report.heartRateConfidence,
-                      overLimit: overLimit, alerts: alerts, accelerometerGap: report.accelerometerGap, heartRateGap: report.heartRateGap,
-                      paused: paused)
+    /// The second's row, counted in `tally`, with the steps taken in it so far; the steps it
+    /// released that were taken in earlier seconds of the session go to them (those taken
+    /// before the session are not its own). The actions that store both.
+    private func record(_ report: SecondReport, into tally: inout SessionTally, overLimit: Bool, alerts: Int, paused: Bool) -> [PracticeAction] {
+        let offset = tally.seconds
+        let row = SessionSecond(offsetSeconds: offset, steps: report.stepsTaken.first ?? 0, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
+                                heartRateBPM: report.heartRateBPM, heartRateConfidence: report.heartRateConfidence,
+                                overLimit: overLimit, alerts: alerts, accelerometerGap: report.accelerometerGap, heartRateGap: report.heartRateGap,
+                                paused: paused)
+        let earlier = StepsAdded.toSeconds(report.stepsTaken.dropFirst(), newestOffset: offset - 1)
+        tally.add(row, kilocalories: report.activeKilocalories)
+        tally.add(earlier)
+        return earlier.isEmpty ? [.recordSecond(row)] : [.recordSecond(row), .addSteps(earlier)]
     }
 }
 
