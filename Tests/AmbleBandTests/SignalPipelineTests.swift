@@ -1,5 +1,6 @@
 @testable import AmbleBand
 import AmbleDrivers
+import AmbleSignal
 import AmbleSimulation
 import Testing
 
@@ -25,6 +26,9 @@ struct SignalPipelineTests {
                                               calibratedStepLengthMeters: nil)
             steps += report.steps
             if jumped { stepsAfterJump += report.steps }
+            // The walk before the jump ends with it (its steps filed where they were taken);
+            // the steps released after are filed in the seconds after it.
+            #expect(second <= 61 || report.stepsTaken.count <= second - 60, "second \(second): filed \(report.stepsTaken)")
         }
         let last = pipeline.finishSteps().reduce(0, +)
         steps += last
@@ -33,5 +37,17 @@ struct SignalPipelineTests {
         // seconds at most.
         #expect(stepsAfterJump >= 80, "steps after a jump of \(jumpSeconds) s: \(stepsAfterJump)")
         #expect(abs(steps - walk.trueSteps) <= walk.trueSteps / 10, "counted \(steps) of \(walk.trueSteps)")
+    }
+
+    @Test("a clock set back: steps taken after it are filed in the seconds that close after it")
+    func placementAfterClockSetBack() {
+        var placement = StepPlacement()
+        for end in 1001...1030 { _ = placement.closeSecond(at: Double(end)) }
+        // The clock goes back 1000 s; steps taken at 28.5-30 s of the new time.
+        placement.forgetClosedSeconds()
+        placement.add(StepRelease(steps: 3, fromSeconds: 28.5, throughSeconds: 30))
+        #expect(placement.closeSecond(at: 31) == [3], "not in the oldest second of the old time")
+        placement.add(StepRelease(steps: 2, fromSeconds: 30.2, throughSeconds: 31.8))
+        #expect(placement.closeSecond(at: 32) == [1, 1])
     }
 }

@@ -52,6 +52,10 @@ struct SignalPipeline {
         let period = 1 / rateHz
         let count = batch.samples.count
         if now < lastAccelerationTime - Self.clockJumpSeconds {
+            // The walk under way ends where it was, its steps filed by the old times; the steps
+            // to come are filed by the seconds that close from now on.
+            take(stepCounter.finishTimed())
+            placement.forgetClosedSeconds()
             lastAccelerationTime = -.infinity
             recentAcceleration = AccelerationHistory()
         }
