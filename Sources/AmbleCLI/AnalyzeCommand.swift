@@ -15,7 +15,8 @@ struct AnalyzeStepsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steps",
         abstract: "Count steps in an accelerometer recording (CSV time_s,x_g,y_g,z_g).",
-        discussion: "Magnitude-only recordings hold |a| in x_g and 0 in y_g and z_g."
+        discussion: "Magnitude-only recordings hold |a| in x_g and 0 in y_g and z_g. The median interval between samples"
+            + " must be within 12-125 Hz; a gap over 2.5 s ends a walk."
     )
 
     @Argument(help: "The recording (CSV with header time_s,x_g,y_g,z_g; acceleration in g), or - for standard input.",
@@ -73,7 +74,8 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
         discussion: """
         Each estimate is made only from samples before its time, as on the band. With --csv \
         the first row is at the window length, then one row every step; bpm is empty where \
-        the signal gives no trustworthy value.
+        the signal gives no trustworthy value, and in a gap in the samples (over 0.5 s), where \
+        rows stop one window in and resume on the same grid when samples return.
         """
     )
 
@@ -84,7 +86,7 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
     @Flag(help: "Print CSV time_s,bpm.")
     var csv = false
 
-    @Flag(help: "Print one JSON object: estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
+    @Flag(help: "Print one JSON object: estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, gaps, gap_s, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
     var json = false
 
     @Option(help: "Window length in seconds: the time of the first estimate.")
