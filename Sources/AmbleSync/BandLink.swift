@@ -45,6 +45,11 @@ public struct BandLinkLimits: Equatable, Sendable {
     /// A frame that started arriving and stopped is dropped after this long (its bytes would
     /// otherwise hold the link). On a serial line at least twice the longest frame's time.
     public var partialFrameSeconds: Double = 5
+    /// Whether the first message of a new handshake ends a connection past its own and starts
+    /// a fresh one with it. On a serial line, where there is one connection and no hang-up: a
+    /// laptop that went away without its goodbye (Ctrl-C, a crash) and connects again is let
+    /// in at once. Anyone on the line can end a connection anyway (a bad frame does).
+    public var handshakeStartsOver = false
 
     public init() {}
 
@@ -52,6 +57,7 @@ public struct BandLinkLimits: Equatable, Sendable {
     public static func serial(baudRate: Int) -> BandLinkLimits {
         var limits = BandLinkLimits()
         limits.silentSeconds = nil
+        limits.handshakeStartsOver = true
         let frameSeconds = Double(Framing.maximumFrameLength * 10) / Double(max(baudRate, 300))
         limits.partialFrameSeconds = max(limits.partialFrameSeconds, 2 * frameSeconds)
         return limits
@@ -103,6 +109,9 @@ public final class BandLinkConnection {
     private var lastAnswerFrame: [UInt8] = []
     /// Why the connection ended, for the band's log.
     public private(set) var endReason: String?
+    /// A new handshake's first message that ended this connection, for the next one (a
+    /// serial line: `BandLinkLimits.handshakeStartsOver`).
+    private var carriedOver: [UInt8] = []
     /// Bytes skipped as noise or damaged frames.
     public private(set) var discardedBytes = 0
     /// Requests answered again from the last answer.
@@ -241,6 +250,11 @@ public final class BandLinkConnection {
     }
 
     private func handle(kind: FrameKind?, payload: [UInt8], now: Double) {
+        if let kind, startsOver(kind, payload) {
+            carriedOver = Framing.frame(kind, payload)
+            end("a new handshake on the line: the laptop started again")
+            return
+        }
         switch (state, kind) {
         case (.awaitingHandshake, .pair?):
             beginPairing(payload, now: now)
@@ -258,6 +272,22 @@ public final class BandLinkConnection {
             refuse(.badRequest, "handshake first: nothing is answered before it completes")
         default:
             refuse(.badRequest, "a frame of kind \(kind.map { "\($0)" } ?? "unknown") does not belong here")
+        }
+    }
+
+    /// XX message 1 as the laptop sends it: its ephemeral key and an empty payload. Message 3
+    /// is longer (an encrypted key, a nonce, a name and two tags).
+    static let pairingFirstMessageLength = 32
+
+    /// Whether a frame is the first message of a new handshake on a connection past its own,
+    /// where `limits.handshakeStartsOver` lets it begin again.
+    private func startsOver(_ kind: FrameKind, _ payload: [UInt8]) -> Bool {
+        guard limits.handshakeStartsOver else { return false }
+        switch (state, kind) {
+        case (.awaitingHandshake, _), (.closing, _): return false
+        case (.pairingHandshake, .pair): return payload.count == Self.pairingFirstMessageLength
+        case (_, .pair), (_, .connect): return true
+        default: return false
         }
     }
 
@@ -429,9 +459,11 @@ public final class BandLinkConnection {
     }
 
     /// Bytes that arrived after the connection ended (on a serial line, the start of the next
-    /// connection: a laptop that says goodbye and connects again at once). Taken once.
+    /// connection: a laptop that says goodbye, or starts a new handshake, and connects again at
+    /// once). Taken once.
     public func takeUnreadInput() -> [UInt8] {
-        var bytes: [UInt8] = []
+        var bytes = carriedOver
+        carriedOver = []
         while let event = decoder.nextRaw() { bytes += event }
         return bytes
     }

@@ -313,6 +313,57 @@ final class BandLinkTests {
         #expect(refusal(band)?.code == .timedOut)
     }
 
+    /// A connection left mid-sync (after hello) or mid-pairing (after XX message 1) by a
+    /// laptop that went away without its goodbye.
+    func abandonedConnection(_ host: TestBandHost, _ laptop: NoiseKeyPair, pairing: Bool, limits: BandLinkLimits) throws -> BandLinkConnection {
+        let band = BandLinkConnection(id: 1, host: host, limits: limits, now: 0)
+        if pairing {
+            var handshake = try NoiseHandshakeState(pattern: .xx, role: .initiator, prologue: BandLinkConnection.prologue, localStaticKey: laptop)
+            band.receive(Framing.frame(.pair, try handshake.writeMessage(payload: []).message), now: 0)
+            band.wrote(band.output.count)
+        } else {
+            let link = CompanionLink(stream: PumpedStream(band: band, clock: clock), laptopKeyPair: laptop, clock: clock)
+            try link.connect(bandPublicKey: host.staticKeyPair.publicKey)
+            try link.hello()
+        }
+        #expect(!band.isFinished && band.output.isEmpty)
+        return band
+    }
+
+    @Test func aNewHandshakeOnASerialLineReplacesTheConnectionLeftBehind() throws {
+        // Ctrl-C or a crash on the laptop: no goodbye, and the same laptop connects again at
+        // once on the same line. Over TCP a laptop opens a new connection instead.
+        for serial in [true, false] {
+            for (pairing, newKind) in [(false, FrameKind.connect), (false, .pair), (true, .connect), (true, .pair)] {
+                let host = TestBandHost()
+                let laptop = NoiseKeyPair.generate()
+                host.paired.append(laptop.publicKey)
+                let limits: BandLinkLimits = serial ? .serial(baudRate: 115_200) : .init()
+                let old = try abandonedConnection(host, laptop, pairing: pairing, limits: limits)
+                var handshake: NoiseHandshakeState
+                let first: [UInt8]
+                if newKind == .connect {
+                    (first, handshake) = try connectFrame(from: laptop, to: host.staticKeyPair.publicKey)
+                } else {
+                    handshake = try NoiseHandshakeState(pattern: .xx, role: .initiator, prologue: BandLinkConnection.prologue, localStaticKey: laptop)
+                    first = Framing.frame(.pair, try handshake.writeMessage(payload: []).message)
+                }
+                old.receive(first, now: 1)
+                let what = "serial \(serial), pairing \(pairing), then \(newKind)"
+                guard serial else {
+                    #expect(refusal(old)?.code == (pairing && newKind == .pair ? .handshakeFailed : .badRequest), "\(what)")
+                    continue
+                }
+                #expect(old.isFinished && old.output.isEmpty, "ended without a frame the new laptop would take as a refusal: \(what)")
+                let fresh = BandLinkConnection(id: 2, host: host, limits: limits, now: 1)
+                fresh.receive(old.takeUnreadInput(), now: 1)
+                let reply = try #require(frames(fresh.output).first, "\(what)")
+                #expect(reply.kind == newKind.rawValue, "\(what)")
+                #expect((try? handshake.readMessage(reply.payload)) != nil, "the fresh connection answered the new handshake: \(what)")
+            }
+        }
+    }
+
     @Test func helloComesFirst() throws {
         let host = TestBandHost()
         let (link, _) = try connectedLaptop(host)
