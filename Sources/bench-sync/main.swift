@@ -115,32 +115,11 @@ case "relay":
     // Two pseudo-terminal pairs joined by a relay that passes at most BAUD/10 bytes a second
     // each way, as a serial line at that rate would (8N1: 10 bits a byte).
     guard arguments.count == 2, let baud = Int(arguments[1]) else { fail("relay BAUD") }
-    let a = try PseudoTerminalPair.open(), b = try PseudoTerminalPair.open()
-    print(a.subordinatePath)
-    print(b.subordinatePath)
+    let relay = try SerialLineRelay(bytesPerSecond: Double(baud) / 10)
+    print(relay.paths.0)
+    print(relay.paths.1)
     fflush(nil)
-    let bytesPerSecond = Double(baud) / 10
-    let clock = SystemClock()
-    var credit = [0.0, 0.0]
-    var last = clock.nowSeconds
-    var pending: [[UInt8]] = [[], []]
-    let ends = [a.controller, b.controller]
-    while true {
-        let now = clock.nowSeconds
-        for i in 0 ..< 2 { credit[i] = min(credit[i] + (now - last) * bytesPerSecond, bytesPerSecond * 0.01 + 64) }
-        last = now
-        for i in 0 ..< 2 {
-            if pending[i].count < 4096, let bytes = try? ends[i].read(maxCount: 4096, timeoutSeconds: 0), !bytes.isEmpty {
-                pending[i] += bytes
-            }
-            let allowed = min(pending[i].count, Int(credit[i]))
-            if allowed > 0, let written = try? ends[1 - i].writeAvailable(pending[i][..<allowed]), written > 0 {
-                pending[i].removeFirst(written)
-                credit[i] -= Double(written)
-            }
-        }
-        _ = waitForReadable(ends.map(\.pollDescriptor), timeoutSeconds: 0.001)
-    }
+    relay.run()
 
 case "flood":
     // CONNECTIONS peers for SECONDS: each reconnects over and over and sends, in turn, random
