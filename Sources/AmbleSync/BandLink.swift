@@ -29,6 +29,13 @@ public protocol BandLinkHost: AnyObject {
     func pairingEnded(connection: Int)
     /// The answer to a paired laptop's request (never a pairing message).
     func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage
+    /// Asked before the key work of a handshake's first message on `connection` (`kind`: pair
+    /// or connect; `message`: its payload) at `now`: nil to go on, else the refusal to send
+    /// (too many handshakes, a replay). A refused handshake costs the band no key work.
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal?
+    /// The IK message 1 of a paired laptop was read on `connection`: the same message again is
+    /// a recording replayed.
+    func pairedLaptopConnected(connection: Int, message: [UInt8])
 }
 
 /// Time limits of one connection on the band, seconds.
@@ -116,6 +123,9 @@ public final class BandLinkConnection {
     public private(set) var discardedBytes = 0
     /// Requests answered again from the last answer.
     public private(set) var resentAnswers = 0
+    /// Handshake messages whose key work (X25519) this connection did: the cost a peer can
+    /// make the band pay, which `BandLinkHost.admitHandshake` bounds.
+    public private(set) var handshakeKeyWork = 0
 
     public init(id: Int, host: any BandLinkHost, limits: BandLinkLimits = .init(), now: Double) {
         self.id = id
@@ -296,6 +306,11 @@ public final class BandLinkConnection {
             refuse(.notInPairingMode, "the band is not in pairing mode: choose Pair laptop in its menu, then run amble pair again")
             return
         }
+        if let refusal = host.admitHandshake(connection: id, kind: .pair, message: message, now: now) {
+            refuse(refusal.code, refusal.message)
+            return
+        }
+        handshakeKeyWork += 1
         do throws(NoiseError) {
             var handshake = try NoiseHandshakeState(pattern: .xx, role: .responder, prologue: Self.prologue, localStaticKey: host.staticKeyPair)
             _ = try handshake.readMessage(message)
@@ -314,6 +329,7 @@ public final class BandLinkConnection {
     }
 
     private func finishPairingHandshake(_ handshake: inout NoiseHandshakeState, _ message: [UInt8], bandNonce: [UInt8], method: PairingMethod, now: Double) {
+        handshakeKeyWork += 1
         do {
             let read = try handshake.readMessage(message)
             guard let transport = read.transport, let laptopKey = handshake.remoteStaticKey else {
@@ -338,6 +354,11 @@ public final class BandLinkConnection {
     }
 
     private func connect(_ message: [UInt8], now: Double) {
+        if let refusal = host.admitHandshake(connection: id, kind: .connect, message: message, now: now) {
+            refuse(refusal.code, refusal.message)
+            return
+        }
+        handshakeKeyWork += 1
         do throws(NoiseError) {
             var handshake = try NoiseHandshakeState(pattern: .ik, role: .responder, prologue: Self.prologue, localStaticKey: host.staticKeyPair)
             _ = try handshake.readMessage(message)
@@ -345,6 +366,7 @@ public final class BandLinkConnection {
                 refuse(.notPaired, "this laptop is not paired with the band: put the band in pairing mode and run amble pair")
                 return
             }
+            host.pairedLaptopConnected(connection: id, message: message)
             let written = try handshake.writeMessage(payload: [])
             guard let transport = written.transport else {
                 refuse(.handshakeFailed, "handshake did not complete")

@@ -364,6 +364,37 @@ final class BandLinkTests {
         }
     }
 
+    @Test func refusedHandshakesCostTheBandNoKeyWork() throws {
+        // One peer address: a paired laptop's IK message 1 recorded and replayed 200 times,
+        // then 100 forged ones (new keys, not paired) in 2 s, then the laptop itself (the
+        // attacker behind the laptop's own NAT address).
+        let host = TestBandHost()
+        host.gate = HandshakeGate(now: 0)
+        let limits = host.gate!.limits
+        let laptop = NoiseKeyPair.generate()
+        host.paired.append(laptop.publicKey)
+        var id = 0
+        func attempt(_ frame: [UInt8], at now: Double) -> (keyWork: Int, refusal: SyncMessage.FailureCode?) {
+            id += 1
+            let band = BandLinkConnection(id: id, host: host, now: now)
+            band.receive(frame, now: now)
+            return (band.handshakeKeyWork, refusal(band)?.code)
+        }
+        let recorded = try connectFrame(from: laptop, to: host.staticKeyPair.publicKey).frame
+        let replays = (0 ..< 200).map { attempt(recorded, at: Double($0) * 0.01) }
+        #expect(replays.map(\.keyWork).reduce(0, +) == 1, "read once; then refused unread")
+        #expect(replays.dropFirst().allSatisfy { $0.refusal == .handshakeFailed })
+        let forged = try (0 ..< 100).map { try attempt(connectFrame(from: .generate(), to: host.staticKeyPair.publicKey).frame, at: 2 + Double($0) * 0.02) }
+        let forgedWork = forged.map(\.keyWork).reduce(0, +)
+        #expect(forgedWork <= limits.addressBurst + Int(2 * limits.addressPerSecond) + 1, "\(forgedWork) handshakes worked on")
+        #expect(forged.filter { $0.refusal == .busy }.count == 100 - forgedWork)
+        // The laptop on that address now: told busy while its bucket is empty (it tries again after
+        // 0.2 to 2 s), let in once a token came back.
+        #expect(attempt(try connectFrame(from: laptop, to: host.staticKeyPair.publicKey).frame, at: 4).refusal == .busy)
+        let later = attempt(try connectFrame(from: laptop, to: host.staticKeyPair.publicKey).frame, at: 4 + 1 / limits.addressPerSecond)
+        #expect(later.keyWork == 1 && later.refusal == nil)
+    }
+
     @Test func helloComesFirst() throws {
         let host = TestBandHost()
         let (link, _) = try connectedLaptop(host)
