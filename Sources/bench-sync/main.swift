@@ -23,7 +23,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS | handshakes replay|forged limited|open COUNT | replay-flood HOST:PORT LAPTOP_DB RATE SECONDS")
+    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS [SOURCE] | handshakes replay|forged limited|open COUNT | replay-flood HOST:PORT LAPTOP_DB RATE SECONDS")
 }
 
 switch command {
@@ -122,12 +122,15 @@ case "relay":
     relay.run()
 
 case "flood":
-    // CONNECTIONS peers for SECONDS: each reconnects over and over and sends, in turn, random
-    // bytes, pairing handshakes (the band is not in pairing mode), connect handshakes with an
-    // unpaired key, a frame header that never finishes, or nothing at all (an idle socket).
-    guard arguments.count == 4, let target = HostPort(parsing: arguments[1]), let count = Int(arguments[2]), let seconds = Double(arguments[3]) else {
-        fail("flood HOST:PORT CONNECTIONS SECONDS")
+    // CONNECTIONS peers for SECONDS, from SOURCE when given: each reconnects over and over and
+    // sends, in turn, random bytes, pairing handshakes (the band is not in pairing mode),
+    // connect handshakes with an unpaired key, a frame header that never finishes, or nothing
+    // at all (an idle socket).
+    guard (4 ... 5).contains(arguments.count), let target = HostPort(parsing: arguments[1]), let count = Int(arguments[2]),
+          let seconds = Double(arguments[3]) else {
+        fail("flood HOST:PORT CONNECTIONS SECONDS [SOURCE]")
     }
+    let source = arguments.count == 5 ? arguments[4] : nil
     let clock = SystemClock()
     let end = clock.nowSeconds + seconds
     var generator = SystemRandomNumberGenerator()
@@ -139,7 +142,7 @@ case "flood":
             let now = clock.nowSeconds
             if sockets[i] == nil || now - sockets[i]!.since > 3 {
                 sockets[i]?.stream.close()
-                guard let stream = try? TCPConnection.connect(to: target, timeoutSeconds: 1) else { sockets[i] = nil; continue }
+                guard let stream = try? TCPConnection.connect(to: target, timeoutSeconds: 1, from: source) else { sockets[i] = nil; continue }
                 sockets[i] = (stream, turn % 5, now)
                 turn += 1
                 connects += 1
