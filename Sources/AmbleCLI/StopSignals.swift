@@ -6,7 +6,8 @@ import Glibc
 /// Ctrl-C (SIGINT) and SIGTERM while a command talks to a band, taken as a request to stop
 /// cleanly instead of ending the process where it stands: the link's waits end
 /// (`CompanionLink.isInterrupted`), what arrived is kept, the band hears a goodbye and the
-/// person reads what was kept. The usual handling comes back when this is released.
+/// person reads what was kept. Once the first is taken, a second ends the process at once;
+/// the usual handling comes back when this is released.
 final class StopSignals {
     private let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
     /// The first signal received.
@@ -14,7 +15,11 @@ final class StopSignals {
 
     /// Whether a signal has come (it is taken from the watcher once).
     var isStopRequested: Bool {
-        if received == nil { received = watcher.takeSignal() }
+        if received == nil, let signal = watcher.takeSignal() {
+            received = signal
+            _ = Glibc.signal(SIGINT, SIG_DFL)
+            _ = Glibc.signal(SIGTERM, SIG_DFL)
+        }
         return received != nil
     }
 

@@ -1,4 +1,5 @@
 import AmbleBand
+@testable import AmbleCLI
 import AmbleCompanionStore
 import AmbleLinux
 import AmbleSync
@@ -44,6 +45,16 @@ struct SyncInterruptTests {
         while process.isRunning && Date() < deadline { run.run(seconds: 0.01); usleep(300) }
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test func theFirstSignalAsksToStopAndASecondEndsTheCommandAtOnce() {
+        var action = sigaction()
+        let stop = StopSignals()
+        #expect(!stop.isStopRequested)
+        raise(SIGINT)   // taken by the watcher, not the end of the test's process
+        #expect(stop.isStopRequested && stop.name == "Ctrl-C" && stop.exitCode == 130)
+        sigaction(SIGINT, nil, &action)
+        #expect(action.__sigaction_handler.sa_handler == nil, "SIG_DFL: a second Ctrl-C ends amble where it stands")
     }
 
     @Test(.enabled(if: builtExecutable("amble") != nil, "amble is not built; run `swift build` first"))
