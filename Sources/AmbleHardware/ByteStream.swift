@@ -5,8 +5,8 @@
 public protocol ByteStream: AnyObject {
     /// What a person would call the other end, e.g. `127.0.0.1:7070` or `/dev/ttyUSB0`.
     var peerName: String { get }
-    /// The other end as limits per peer count it: a TCP peer's address without its port (an
-    /// IPv6 one by its /64 network, what one subscriber is given), else `peerName`.
+    /// The other end as limits per peer count it: a TCP peer's address without its port, else
+    /// `peerName`.
     var peerHost: String { get }
     /// A descriptor that becomes readable when bytes arrive.
     var pollDescriptor: Int32 { get }

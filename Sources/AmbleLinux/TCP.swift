@@ -189,8 +189,10 @@ private func describe(_ storage: inout sockaddr_storage) -> String {
     return h.contains(":") ? "[\(h)]:\(s)" : "\(h):\(s)"
 }
 
-/// A peer's address for limits per peer: IPv4 as it is (also when mapped into IPv6), IPv6 by
-/// its /64 network (one subscriber's share, which an attacker can fill with addresses).
+/// A peer's address for limits per peer, without the port: IPv4 (also when mapped into IPv6)
+/// or the whole IPv6 address. Not IPv6's /64: every device on a home LAN shares one (and
+/// link-local fe80::), and an attacker with many addresses is bounded by the band's shared
+/// limit for new addresses anyway.
 private func hostKey(_ storage: inout sockaddr_storage) -> String {
     withUnsafePointer(to: &storage) { pointer in
         if Int32(pointer.pointee.ss_family) == AF_INET6 {
@@ -200,8 +202,7 @@ private func hostKey(_ storage: inout sockaddr_storage) -> String {
             if bytes.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] {
                 return bytes.suffix(4).map(String.init).joined(separator: ".")
             }
-            let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-            return groups.joined(separator: ":") + "::/64"
+            return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
         }
         let bytes = pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
             withUnsafeBytes(of: address.pointee.sin_addr) { Array($0) }
