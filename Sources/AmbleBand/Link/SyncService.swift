@@ -48,6 +48,8 @@ final class SyncService: BandLinkHost {
         var endedAt: Double?
         /// The stream failed or hung up (a serial line is then reopened).
         var failed = false
+        /// A paired laptop proved itself on it, and the handshake limits know its address.
+        var trusted = false
     }
 
     private struct Pairing {
@@ -71,6 +73,14 @@ final class SyncService: BandLinkHost {
     private var nextConnectionID = 1
     private let logger: Logger
     private var now = 0.0
+    /// Bounds the key work handshakes cost (docs/protocol.md, Handshake limits).
+    private var gate: HandshakeGate
+    /// Each connection's peer, as the handshake limits count it.
+    private var connectionAddresses: [Int: String] = [:]
+    /// Key work of the connections that ended, and the refusals not yet in the log.
+    private var endedKeyWork = 0
+    private var unloggedRefusals: [HandshakeGate.Verdict: Int] = [:]
+    private var refusalsLoggedAt = -Double.infinity
 
     /// Pairing mode, opened and closed by the wearer's prompt.
     var isPairingModeOpen = false
@@ -83,7 +93,7 @@ final class SyncService: BandLinkHost {
     private var cachedData: (id: Int64, bytes: [UInt8])?
 
     init(store: BandStore, staticKeyPair: NoiseKeyPair, hasDisplay: Bool, listener: TCPListener?, serialPath: String?,
-         serialBaudRate: Int, serial: (any ByteStream)?, logger: Logger, now: Double) {
+         serialBaudRate: Int, serial: (any ByteStream)?, limits: HandshakeLimits = .init(), logger: Logger, now: Double) {
         self.store = store
         self.staticKeyPair = staticKeyPair
         self.hasDisplay = hasDisplay
@@ -92,8 +102,15 @@ final class SyncService: BandLinkHost {
         self.serialBaudRate = serialBaudRate
         self.logger = logger
         self.now = now
+        gate = HandshakeGate(limits: limits, now: now)
         if let serial { addLink(stream: serial, isSerial: true) }
     }
+
+    /// Handshake messages whose key work the band did, over every connection so far.
+    var handshakeKeyWork: Int { endedKeyWork + links.reduce(0) { $0 + $1.connection.handshakeKeyWork } }
+
+    /// The handshake limits' verdicts so far, by kind.
+    var handshakeVerdicts: [HandshakeGate.Verdict: Int] { gate.counts }
 
     var pollDescriptors: [Int32] {
         var descriptors = links.filter { $0.connection.wantsInput }.map(\.stream.pollDescriptor)
@@ -109,8 +126,16 @@ final class SyncService: BandLinkHost {
         self.now = now
         // Existing connections first: a laptop's handshake that has arrived completes before
         // newer connections may push handshaking ones out.
-        for index in links.indices { serviceLink(index, now: now) }
+        for index in links.indices {
+            serviceLink(index, now: now)
+            if !links[index].trusted, links[index].connection.isSecure, !links[index].connection.isUnproven {
+                // A request of a paired laptop opened: its address is a paired laptop's.
+                gate.trust(address: links[index].stream.peerHost, now: now)
+                links[index].trusted = true
+            }
+        }
         accept(now: now)
+        logHandshakeRefusals(now: now)
         var kept: [Link] = []
         for var link in links {
             guard let ended = link.endedAt, link.failed || link.connection.output.isEmpty || now - ended > Self.lingerSeconds else {
@@ -122,8 +147,10 @@ final class SyncService: BandLinkHost {
                 // The line stays open; the next laptop starts a new connection on it.
                 logger.info("serial link: \(reason); ready for the next connection")
                 let unread = link.connection.takeUnreadInput()
-                link.connection = makeConnection(serial: true)
+                retire(link.connection)
+                link.connection = makeConnection(stream: link.stream, serial: true)
                 link.endedAt = nil
+                link.trusted = false
                 if !unread.isEmpty { link.connection.receive(unread, now: now) }
                 kept.append(link)
             } else {
@@ -133,6 +160,7 @@ final class SyncService: BandLinkHost {
                     logger.debug("\(link.stream.peerName) disconnected before a handshake: \(reason)")
                 }
                 link.stream.close()
+                retire(link.connection)
                 if link.isSerial {
                     logger.warning("serial link \(link.stream.peerName) closed; reopening it every \(Int(Self.serialReopenSeconds)) s")
                     serialReopenAt = now + Self.serialReopenSeconds
@@ -150,6 +178,13 @@ final class SyncService: BandLinkHost {
     }
 
     func close() {
+        let verdicts = gate.counts
+        let refused = verdicts.filter { $0.key != .admitted }.values.reduce(0, +)
+        if handshakeKeyWork > 0 || refused > 0 {
+            let counts = "\(verdicts[.admitted] ?? 0) taken up (\(handshakeKeyWork) messages of key work), \(refused) refused unread "
+                + "(\(verdicts[.replayed] ?? 0) replays, \(verdicts[.addressLimited] ?? 0) over an address's limit, \(verdicts[.sharedLimited] ?? 0) over the shared limit)"
+            logger.info("handshakes: \(counts)")
+        }
         for link in links {
             link.connection.close(reason: "the band is stopping")
             _ = try? link.stream.writeAvailable(link.connection.output)
@@ -205,12 +240,29 @@ final class SyncService: BandLinkHost {
     }
 
     private func addLink(stream: any ByteStream, isSerial: Bool) {
-        links.append(Link(connection: makeConnection(serial: isSerial), stream: stream, isSerial: isSerial))
+        links.append(Link(connection: makeConnection(stream: stream, serial: isSerial), stream: stream, isSerial: isSerial))
     }
 
-    private func makeConnection(serial: Bool) -> BandLinkConnection {
+    private func makeConnection(stream: any ByteStream, serial: Bool) -> BandLinkConnection {
         defer { nextConnectionID += 1 }
+        connectionAddresses[nextConnectionID] = stream.peerHost
         return BandLinkConnection(id: nextConnectionID, host: self, limits: serial ? .serial(baudRate: serialBaudRate) : .init(), now: now)
+    }
+
+    /// A connection that ended: its key work is counted, its address forgotten.
+    private func retire(_ connection: BandLinkConnection) {
+        endedKeyWork += connection.handshakeKeyWork
+        connectionAddresses[connection.id] = nil
+    }
+
+    /// Refused handshakes in the log: at most a line a minute, so a flood does not fill it.
+    private func logHandshakeRefusals(now: Double) {
+        guard !unloggedRefusals.isEmpty, now - refusalsLoggedAt >= 60 else { return }
+        let words: [(HandshakeGate.Verdict, String)] = [(.replayed, "replays"), (.addressLimited, "over an address's limit"), (.sharedLimited, "over the shared limit")]
+        let parts = words.compactMap { verdict, word in unloggedRefusals[verdict].map { "\($0) \(word)" } }
+        logger.notice("refused handshakes without key work: \(parts.joined(separator: ", ")) (docs/protocol.md, Handshake limits)")
+        unloggedRefusals = [:]
+        refusalsLoggedAt = now
     }
 
     private func serviceLink(_ index: Int, now: Double) {
@@ -266,6 +318,19 @@ final class SyncService: BandLinkHost {
 
     func isPaired(laptopKey: [UInt8]) -> Bool {
         ((try? store.pairedLaptops()) ?? []).contains { $0.publicKey == laptopKey }
+    }
+
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal? {
+        let address = connectionAddresses[connection] ?? "an unknown peer"
+        let verdict = gate.admit(address: address, kind: kind, message: message, now: now)
+        guard let refusal = gate.refusal(for: verdict, address: address) else { return nil }
+        unloggedRefusals[verdict, default: 0] += 1
+        logger.debug("\(address): handshake refused unread: \(refusal.message)")
+        return refusal
+    }
+
+    func pairedLaptopConnected(connection: Int, message: [UInt8]) {
+        gate.remember(connectMessage: message)
     }
 
     func pairingMethod() -> PairingMethod? {
