@@ -138,7 +138,9 @@ struct ReviewCommandTests {
         #expect(try ids(SessionFilter(since: TimeBound("2027-01-01"))) == [])
         let error = #expect(throws: CommandError.self) { try SessionFilter(band: "Garden").apply(sessions) }
         #expect(error?.description.contains("Kitchen (id bbbb3333)") == true)
-        #expect(throws: CommandError.self, "three characters are too few for an id prefix") { try SessionFilter(band: "aaa").apply(sessions) }
+        #expect(try ids(SessionFilter(band: "b")) == [all[3]], "any start of an id that only one band has")
+        let shared = #expect(throws: CommandError.self, "a start two ids share") { try SessionFilter(band: "aaa").apply(sessions) }
+        #expect(shared?.description.hasSuffix("give more of the id") == true)
     }
 
     @Test func listOptionsAreChecked() {
