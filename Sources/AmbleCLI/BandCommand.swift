@@ -83,12 +83,20 @@ struct BandCommand: ParsableCommand {
                 return
             }
             if words.first == "set" { print("\(band.name): set") }
-            let width = (values.map(\.key.count).max() ?? 0) + 2
-            for value in values {
+            print(Self.text(values))
+        }
+
+        /// The band's settings, a line each, the ones a sync owns marked. They come from the band
+        /// (an untrusted peer): keys and values are printed through printableText, so no escape
+        /// sequence reaches the terminal.
+        static func text(_ values: [SyncMessage.SettingValue]) -> String {
+            let keys = values.map { printableText($0.key, maximum: 40) }
+            let width = (keys.map(\.count).max() ?? 0) + 2
+            return zip(keys, values).map { key, value in
                 let note = Self.setBySync[value.key] == nil ? "" : value.key == LaptopSetting.studyReminder.rawValue
                     ? "   (this laptop's, set by amble sync from its study)" : "   (set by amble sync)"
-                print(SessionText.pad(value.key, width) + value.value + note)
-            }
+                return SessionText.pad(key, width) + printableText(value.value, maximum: 120) + note
+            }.joined(separator: "\n")
         }
     }
 

@@ -1,6 +1,7 @@
 @testable import AmbleCLI
 @testable import AmbleCompanionStore
 import AmbleModel
+import AmbleSync
 import ArgumentParser
 import Foundation
 import Testing
@@ -297,6 +298,9 @@ struct ReviewCommandTests {
         #expect(printableText("walk\u{1B}[2J\u{07}") == "walk?[2J?")
         #expect(printableText(String(repeating: "x", count: 100), maximum: 10) == String(repeating: "x", count: 9) + "…")
         #expect(SessionText.recordingLine(kind: "\u{1B}]0;pwned\u{07}", startUnixSeconds: 0, recordedSeconds: 1, time: paris).hasPrefix("still being recorded: ?]0;pwned? since"))
+        // `amble band settings` prints what the band sends.
+        #expect(BandCommand.SettingsCommand.text([.init(key: "band_name", value: "Ann's band\u{1B}[2J"), .init(key: "x\u{07}", value: "on")])
+                == "band_name  Ann's band?[2J\nx?         on")
     }
 
     // MARK: Opening the store
