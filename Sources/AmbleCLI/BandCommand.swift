@@ -119,16 +119,18 @@ struct BandCommand: ParsableCommand {
                 guard case .clockSet(let moved) = try link.request(.setClock(unixSeconds: now)) else {
                     throw CommandError("\(band.name) did not confirm the time")
                 }
-                print("\(band.name): clock set to \(isoDate(now)) (it was \(describe(moved)))")
+                print(Self.confirmation(bandName: band.name, now: now, moved: moved, time: .system))
             } catch let error as SyncError {
                 throw CommandError(explain(error, band: band.name))
             }
         }
 
-        private func describe(_ moved: Double) -> String {
+        /// What the command says once the band moved its clock by `moved` seconds: the time in
+        /// local time, as the other commands show it.
+        static func confirmation(bandName: String, now: Double, moved: Double, time: LocalTime) -> String {
             let seconds = Int(moved.rounded())
-            if seconds == 0 { return "right to the second" }
-            return "\(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead")"
+            let was = seconds == 0 ? "right to the second" : "\(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead")"
+            return "\(bandName): clock set to \(time.day(now).iso) \(localClock(now, in: time, seconds: true)) \(time.zoneLabel(now)) (it was \(was))"
         }
     }
 

@@ -62,6 +62,8 @@ struct CompanionCommandTests {
         #expect(text.hasSuffix("Times in UTC+01:00 (set TZ for another zone)."))
         #expect(!text.contains("T00:30"), "no UTC time: \(text)")
         #expect(BandsCommand.render(try store.pairedBands(), json: true, time: GoalsTests.paris).contains("\"last_sync\": \"2026-01-01T00:30:00Z\""), "JSON keeps UTC")
+        #expect(BandCommand.TimeCommand.confirmation(bandName: "Ann's band", now: 1_767_227_405, moved: -3, time: GoalsTests.paris)
+                == "Ann's band: clock set to 2026-01-01 01:30:05 UTC+01:00 (it was 3 s ahead)", "amble band time too")
     }
 
     @Test func rootHelpListsTheCommands() {
