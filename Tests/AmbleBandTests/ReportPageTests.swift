@@ -144,6 +144,14 @@ struct ReportPageTests {
         #expect(WalkReport.alertMarkers(Self.walkSeconds(), chart: SVGChart(xRange: 0 ... 300, yRange: 60 ... 120)).count == 2)
     }
 
+    @Test func aTimeLabelAtTheChartsEdgeIsDrawnInsideIt() {
+        let chart = SVGChart(xRange: 0 ... 60, yRange: 60 ... 120)
+        let labels = chart.xLabels(WalkReport.clockTicks(start: 1_767_258_000, count: 60, time: .utc))
+        #expect(labels.contains("<text x=\"706\" y=\"252\" text-anchor=\"end\">09:01</text>"), "the last one ends at its tick: \(labels)")
+        #expect(labels.contains("<text x=\"70\" y=\"252\" text-anchor=\"middle\">09:00</text>"))
+        #expect(SVGChart.left(for: ["0%", "50%", "100%"]) > 70, "a wider margin for wider value labels")
+    }
+
     @Test func periodPageHasADayForEachDayAndTheFiveCharts() {
         let monday = CivilDay(year: 2026, month: 1, day: 5)!
         let period = ReportPeriod.week(containing: monday.adding(days: 3))
