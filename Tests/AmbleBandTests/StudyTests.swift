@@ -457,6 +457,14 @@ struct SurveyMachineTests {
 }
 
 /// The message a command's refusal prints.
+/// A store in memory that joined the test study as P01 and holds one submitted answer.
+private func joinedStore(answer: StudyAnswer) throws -> CompanionStore {
+    let store = try CompanionStore(path: nil)
+    try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
+    try store.submitStudyAnswers([answer], questionnaire: answer.questionnaire, period: answer.period, sessionID: nil, nowUnixSeconds: answer.answeredUnixSeconds)
+    return store
+}
+
 private func refusal(_ body: () throws -> Any) -> String {
     do { _ = try body(); return "no error" } catch { return "\(error)" }
 }
@@ -492,11 +500,8 @@ struct StudyStoreTests {
     }
 
     @Test func leavingAsksNothingMoreKeepsTheAnswersAndTurnsOnlyTheStudysReminderOff() throws {
-        let store = try CompanionStore(path: nil)
-        try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
         let now = at("2026-03-04T12:00:00+01:00")
-        try store.submitStudyAnswers([StudyAnswer(questionnaire: "baseline", period: "start", item: "stress", value: "2", answeredUnixSeconds: now)],
-                                     questionnaire: "baseline", period: "start", sessionID: nil, nowUnixSeconds: now)
+        let store = try joinedStore(answer: StudyAnswer(questionnaire: "baseline", period: "start", item: "stress", value: "2", answeredUnixSeconds: now))
         #expect(try StudyContext.read(store: store).reminder(now: now, time: berlin)??.text == "Study: Evening check-in")
         let quiet = Console(isInteractive: false, ask: { _ in nil }, say: { _ in })
         let said = try StudyCommand.LeaveCommand.leave(store: store, deleteAnswers: false, yes: false, now: now + 60, time: berlin, console: quiet)
@@ -525,10 +530,7 @@ struct StudyStoreTests {
     }
 
     @Test func anotherStudyWaitsUntilTheLeftOnesAnswersAreDeleted() throws {
-        let store = try CompanionStore(path: nil)
-        try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
-        try store.submitStudyAnswers([StudyAnswer(questionnaire: "baseline", period: "start", item: "stress", value: "2", answeredUnixSeconds: 10)],
-                                     questionnaire: "baseline", period: "start", sessionID: nil, nowUnixSeconds: 10)
+        let store = try joinedStore(answer: StudyAnswer(questionnaire: "baseline", period: "start", item: "stress", value: "2", answeredUnixSeconds: 10))
         func joinOther() throws { try store.joinStudy(participantID: "Q7", studyName: "Other", fileName: "o.toml", fileText: studyText, nowUnixSeconds: 50) }
         #expect(throws: StudyStoreError.otherStudyJoined(studyName: "Test study", participantID: "P01"), "not left yet") { try joinOther() }
         var asked: [String] = []
@@ -577,11 +579,8 @@ struct StudyStoreTests {
     }
 
     @Test func theAnswersExportNamesTheWalkEachAnswerBelongsTo() throws {
-        let store = try CompanionStore(path: nil)
-        try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
         let before = at("2026-03-03T07:50:00+01:00")
-        try store.submitStudyAnswers([StudyAnswer(questionnaire: "before", period: "before:since-start", item: "mood", value: "7", answeredUnixSeconds: before)],
-                                     questionnaire: "before", period: "before:since-start", sessionID: nil, nowUnixSeconds: before)
+        let store = try joinedStore(answer: StudyAnswer(questionnaire: "before", period: "before:since-start", item: "mood", value: "7", answeredUnixSeconds: before))
         let summary = SessionTally([]).summary(kind: .mindfulWalk, startUnixSeconds: at("2026-03-03T08:00:00+01:00"),
                                                endUnixSeconds: at("2026-03-03T08:20:00+01:00"), parameters: SessionParameters(stepLengthMeters: 0.7))
         let walk = try #require(try store.insert(bandID: "band-1", bandName: "b", bandSessionID: 12, record: SessionRecord(summary: summary, seconds: []),
