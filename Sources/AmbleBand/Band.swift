@@ -221,7 +221,12 @@ public final class Band {
 
     func readKeyboard(now: Double) {
         guard let keyboard = host.keyboard else { return }
-        for key in keyboard.readKeys() {
+        keysTyped(keyboard.readKeys(), now: now)
+    }
+
+    /// Keys read from the terminal at band time `now` (several when typed quickly).
+    func keysTyped(_ keys: [UInt8], now: Double) {
+        for key in keys {
             if key == UInt8(ascii: "q") || key == 3 {
                 stopRequested = true
                 continue

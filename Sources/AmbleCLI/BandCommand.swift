@@ -83,12 +83,20 @@ struct BandCommand: ParsableCommand {
                 return
             }
             if words.first == "set" { print("\(band.name): set") }
-            let width = (values.map(\.key.count).max() ?? 0) + 2
-            for value in values {
+            print(Self.text(values))
+        }
+
+        /// The band's settings, a line each, the ones a sync owns marked. They come from the band
+        /// (an untrusted peer): keys and values are printed through printableText, so no escape
+        /// sequence reaches the terminal.
+        static func text(_ values: [SyncMessage.SettingValue]) -> String {
+            let keys = values.map { printableText($0.key, maximum: 40) }
+            let width = (keys.map(\.count).max() ?? 0) + 2
+            return zip(keys, values).map { key, value in
                 let note = Self.setBySync[value.key] == nil ? "" : value.key == LaptopSetting.studyReminder.rawValue
                     ? "   (this laptop's, set by amble sync from its study)" : "   (set by amble sync)"
-                print(SessionText.pad(value.key, width) + value.value + note)
-            }
+                return SessionText.pad(key, width) + printableText(value.value, maximum: 120) + note
+            }.joined(separator: "\n")
         }
     }
 
@@ -111,16 +119,18 @@ struct BandCommand: ParsableCommand {
                 guard case .clockSet(let moved) = try link.request(.setClock(unixSeconds: now)) else {
                     throw CommandError("\(band.name) did not confirm the time")
                 }
-                print("\(band.name): clock set to \(isoDate(now)) (it was \(describe(moved)))")
+                print(Self.confirmation(bandName: band.name, now: now, moved: moved, time: .system))
             } catch let error as SyncError {
                 throw CommandError(explain(error, band: band.name))
             }
         }
 
-        private func describe(_ moved: Double) -> String {
+        /// What the command says once the band moved its clock by `moved` seconds: the time in
+        /// local time, as the other commands show it.
+        static func confirmation(bandName: String, now: Double, moved: Double, time: LocalTime) -> String {
             let seconds = Int(moved.rounded())
-            if seconds == 0 { return "right to the second" }
-            return "\(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead")"
+            let was = seconds == 0 ? "right to the second" : "\(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead")"
+            return "\(bandName): clock set to \(time.day(now).iso) \(localClock(now, in: time, seconds: true)) \(time.zoneLabel(now)) (it was \(was))"
         }
     }
 

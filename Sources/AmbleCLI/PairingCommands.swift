@@ -97,9 +97,14 @@ struct BandsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let bands = try openCompanionStoreForReading(path: amble.storePath).pairedBands()
+        print(Self.render(try openCompanionStoreForReading(path: amble.storePath).pairedBands(), json: json))
+    }
+
+    /// The list: local times, as every other command shows them (`time`: the machine's zone
+    /// unless a test passes another); JSON keeps UTC.
+    static func render(_ bands: [PairedBand], json: Bool, time: LocalTime = .system) -> String {
         if json {
-            print(SessionJSON.array(bands.map { band in
+            return SessionJSON.array(bands.map { band in
                 SessionJSON(text: "{" + [
                     ("id", SessionJSON.string(band.id)), ("name", SessionJSON.string(band.name)),
                     ("address", band.address.map(SessionJSON.string) ?? "null"),
@@ -107,18 +112,20 @@ struct BandsCommand: ParsableCommand {
                     ("last_sync", band.lastSyncUnixSeconds.map { SessionJSON.string(isoDate($0)) } ?? "null"),
                     ("sessions", String(band.sessionCount)),
                 ].map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
-            }))
-            return
+            })
         }
         guard !bands.isEmpty else {
-            print("No band is paired yet. Choose Pair laptop in the band's menu, then: amble pair --tcp HOST:PORT")
-            return
+            return "No band is paired yet. Choose Pair laptop in the band's menu, then: amble pair --tcp HOST:PORT"
         }
-        print(SessionText.pad("NAME", 20) + SessionText.pad("ID", 10) + SessionText.pad("ADDRESS", 22) + SessionText.pad("LAST SYNC", 22) + "SESSIONS")
+        var lines = [SessionText.pad("NAME", 20) + SessionText.pad("ID", 10) + SessionText.pad("ADDRESS", 22) + SessionText.pad("LAST SYNC", 18) + "SESSIONS"]
         for band in bands {
-            print(SessionText.pad(band.name, 20) + SessionText.pad(String(band.id.prefix(8)), 10) + SessionText.pad(band.address ?? "-", 22)
-                  + SessionText.pad(band.lastSyncUnixSeconds.map(isoDate) ?? "never", 22) + String(band.sessionCount))
+            lines.append(SessionText.pad(band.name, 20) + SessionText.pad(String(band.id.prefix(8)), 10) + SessionText.pad(band.address ?? "-", 22)
+                         + SessionText.pad(band.lastSyncUnixSeconds.map { localDateTime($0, in: time) } ?? "never", 18) + String(band.sessionCount))
         }
+        if let synced = bands.compactMap(\.lastSyncUnixSeconds).max() {
+            lines.append("Times in \(time.zoneLabel(synced)) (set TZ for another zone).")
+        }
+        return lines.joined(separator: "\n")
     }
 }
 

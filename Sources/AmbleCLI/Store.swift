@@ -56,3 +56,26 @@ func storeOpeningError(_ error: any Error, path: String) -> CommandError {
     if let problem = error as? StoreFileError { return CommandError("the store \(problem) (--store PATH)") }
     return CommandError("cannot open the store \(path): \(errorSentence(error)). Pass another with --store PATH.")
 }
+
+/// A file a command writes (`--html`, `--output`): an existing one is replaced only with
+/// `--force`. `refuseToReplace` comes first, before the work; `write` then replaces atomically
+/// with `force`, and otherwise refuses a file that appeared in the meantime.
+struct OutputFile {
+    var path: String
+    var force: Bool
+
+    func refuseToReplace() throws {
+        if !force && FileManager.default.fileExists(atPath: path) {
+            throw CommandError("\(path) exists; pass --force to replace it")
+        }
+    }
+
+    func write(_ text: String) throws {
+        try refuseToReplace()
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: force ? [.atomic] : [.withoutOverwriting])
+        } catch {
+            throw CommandError("cannot write \(path): \(errorSentence(error))")
+        }
+    }
+}

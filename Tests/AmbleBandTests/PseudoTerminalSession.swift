@@ -42,9 +42,10 @@ final class PseudoTerminalSession {
         return true
     }
 
-    /// Reads until `text` has appeared in new output, or `seconds` pass.
+    /// Reads until `text` has appeared in new output, or `seconds` pass (a limit for a hung
+    /// program, generous for a machine whose other core is busy).
     @discardableResult
-    func waitFor(_ text: String, seconds: Double = 15) -> Bool {
+    func waitFor(_ text: String, seconds: Double = 60) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if take(text) { return true }

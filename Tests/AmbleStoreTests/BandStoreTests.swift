@@ -161,6 +161,17 @@ struct BandStoreTests {
         #expect(try store.identity(defaultName: "Amble band") == BandIdentity(id: identity.id, name: "Left wrist"))
     }
 
+    /// What people type is a name; what does not print is not.
+    @Test(arguments: ["Ann's band", "Zoë – left wrist", "Band #2 (spare)", "戴在左手", "\"Quoted\" & <b>"])
+    func aBandNameIsWhatPeopleType(name: String) throws {
+        #expect(try BandSetting.bandName.validate(name) == name)
+    }
+
+    @Test(arguments: ["", " ", String(repeating: "x", count: 33), String(repeating: "é", count: 33), "red\u{1B}[31m", "two\nlines", "\u{202E}dnab", "bell\u{07}"])
+    func aBandNameThatDoesNotPrintIsRefused(name: String) {
+        #expect(throws: BandSettingError.self) { try BandSetting.bandName.validate(name) }
+    }
+
     // MARK: Sync, session data and retention
 
     /// Records a finished session of `count` seconds; returns its id.
