@@ -1,3 +1,4 @@
+import AmbleModel
 import AmbleStateMachines
 
 /// The status line of the simulated board: band time, the motor, the sensors and the screen,
@@ -15,7 +16,7 @@ enum StatusLine {
     }
 
     static func render(screen: Screen, bandSeconds: Double, motorRunning: Bool, accelerometerOK: Bool,
-                       heartRate: HeartRateSensor, width: Int? = nil) -> String {
+                       heartRate: HeartRateSensor, storage: StoreCondition = .sound, width: Int? = nil) -> String {
         let motor = motorRunning ? "[≋ BUZZ ≋]" : "[  ----  ]"
         let ppg: String
         switch heartRate {
@@ -24,7 +25,8 @@ enum StatusLine {
         case .off: ppg = "ppg off"
         case .down: ppg = "ppg --"
         }
-        let line = "\(clockText(Int(bandSeconds))) \(motor) acc \(accelerometerOK ? "ok" : "--") \(ppg) | \(text(screen))"
+        let store = storage.warning.map { " " + $0.uppercased() } ?? ""
+        let line = "\(clockText(Int(bandSeconds))) \(motor) acc \(accelerometerOK ? "ok" : "--") \(ppg)\(store) | \(text(screen))"
         return fit(line, width: width)
     }
 
