@@ -51,6 +51,8 @@ final class BandRecorder {
     /// The session under way when a full store could not begin it: begun, with its waiting
     /// seconds, once there is room.
     private var pendingBegin: (kind: SessionKind, startUnixSeconds: Double, parameters: SessionParameters)?
+    /// A calibration a full store could not take yet (the practice uses it meanwhile).
+    private var waitingCalibration: Calibration?
     /// The session under way met a full store: it keeps no more raw samples (said once).
     private var rawDropped = false
     /// Most seconds kept waiting for room: an hour (about 100 kB).
@@ -128,7 +130,7 @@ final class BandRecorder {
         let sessions = unreadable.isEmpty ? "" : " Session\(unreadable.count == 1 ? "" : "s") \(unreadable.map(String.init).joined(separator: ", ")) cannot be read."
         damage = "the band's store \(path) is damaged: SQLite's check found \(problems.count) problem\(problems.count == 1 ? "" : "s")"
             + (problems.first.map { " (\"\($0.prefix(200))\")" } ?? "") + "." + sessions
-        logger.error("\(damage!) The band goes on recording, and syncs every session it can read: sync it soon; then stop ambled, keep a copy of the store, and recover it with `sqlite3 \(path) .recover` (README, \"A damaged store\")")
+        logger.error("\(damage!) The band goes on recording, and syncs every session it can read: sync it soon; then stop ambled, keep a copy of the store, and recover it with `sqlite3 \(path) .recover` (README, \"A damaged or full store\")")
     }
 
     /// Notes a store that was full for an encoding (which is sent all the same).
@@ -313,8 +315,11 @@ final class BandRecorder {
         }
     }
 
+    /// Keeps a new calibration; a full store keeps it in memory until there is room.
     func save(_ calibration: Calibration) {
-        do { try store.saveCalibration(calibration) } catch { logger.error("cannot store the calibration: \(errorSentence(error))") }
+        if !write("store the calibration", { try store.saveCalibration(calibration) }) && isStoreFull {
+            waitingCalibration = calibration
+        }
         logger.notice("calibrated: normal pace \(Int(calibration.cadenceStepsPerMinute.rounded())) steps/min")
     }
 
@@ -366,6 +371,12 @@ final class BandRecorder {
                 isStoreFull = false   // until a write finds it full again
                 logger.notice("room made in the store: sessions are stored again")
                 storeWaitingSeconds()
+                if let calibration = waitingCalibration, write("store the calibration", { try store.saveCalibration(calibration) }) {
+                    waitingCalibration = nil
+                }
+                if store.recovery.pending, let closed = try? store.recoverOpenSessions(), closed.walksClosed > 0 {
+                    logger.notice("\(closed.walksClosed) walk(s) a power cut left open in the full store were closed and stored")
+                }
                 try? store.emptyLog()
                 reserve?.take()   // kept again when the disk has room for it
             }
