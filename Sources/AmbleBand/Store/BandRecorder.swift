@@ -128,8 +128,8 @@ final class BandRecorder {
         }
         guard !problems.isEmpty || !unreadable.isEmpty else { return }
         let sessions = unreadable.isEmpty ? "" : " Session\(unreadable.count == 1 ? "" : "s") \(unreadable.map(String.init).joined(separator: ", ")) cannot be read."
-        damage = "the band's store \(path) is damaged: SQLite's check found \(problems.count) problem\(problems.count == 1 ? "" : "s")"
-            + (problems.first.map { " (\"\($0.prefix(200))\")" } ?? "") + "." + sessions
+        let found = problems.first.map { " SQLite's check found \(problems.count) problem\(problems.count == 1 ? "" : "s") (\"\($0.prefix(200))\")." } ?? ""
+        damage = "the band's store \(path) is damaged:" + found + sessions
         logger.error("\(damage!) The band goes on recording, and syncs every session it can read: sync it soon; then stop ambled, keep a copy of the store, and recover it with `sqlite3 \(path) .recover` (README, \"A damaged or full store\")")
     }
 
@@ -165,6 +165,7 @@ final class BandRecorder {
             + "sessions wait in memory for room, made by removing synced sessions, oldest first (sync the band to free more)"
         if fullSaid { logger.notice("\(text)") } else { logger.error("\(text)") }
         fullSaid = true
+        pruneSoon()
     }
 
     /// Runs a change that makes room or notes a sync (removing synced sessions, marking one
@@ -179,7 +180,6 @@ final class BandRecorder {
             logger.notice("gave the card the \(reserve.bytes >> 20) MiB kept in reserve (\(reserve.path)) so that the store can mark sessions synced and remove them")
             return try change()
         }
-        pruneSoon()
     }
 
     /// Runs a write; a full store is noted, another failure logged as `what` failed. Returns
