@@ -197,6 +197,7 @@ public final class Band {
             _ = hardware.simulation?.apply(answer, atSeconds: now + 1)
         }
         recorder.pruneIfDue(now: now, unixSeconds: unixSeconds)
+        if recorder.condition != practice.machine.storage { perform(practice.storageChanged(recorder.condition), now: now) }
         if let signal = host.signals?.takeSignal() {
             logger.info("signal \(signal) received: closing the session and stopping")
             notify { try $0.stopping(status: "storing the session under way") }
@@ -399,7 +400,8 @@ public final class Band {
             return
         }
         console.status(StatusLine.render(screen: practice.screen, bandSeconds: now - startSeconds, motorRunning: hardware.motor.isRunning,
-                                         accelerometerOK: hardware.accelerometer.isHealthy, heartRate: heartRateSensorState, width: console.width))
+                                         accelerometerOK: hardware.accelerometer.isHealthy, heartRate: heartRateSensorState,
+                                         storage: recorder.condition, width: console.width))
     }
 
     func sleepUntilSomethingIsDue() {
@@ -448,6 +450,11 @@ extension Band: SyncServiceDelegate {
         practice.setStudyReminders(recorder.studyReminders())
         recorder.saveReminderState(practice.reminders.state)
     }
+    func storeFilled() { recorder.storeFilled() }
+
+    func usingReserve<T>(_ change: () throws -> T) throws -> T { try recorder.usingReserve(change) }
+
+    var storage: (condition: StoreCondition, text: String) { (recorder.condition, recorder.conditionText) }
 }
 
 extension Band {

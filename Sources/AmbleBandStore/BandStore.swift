@@ -51,10 +51,21 @@ public final class BandStore: Sendable {
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
     /// Sessions left open by a crash or power loss are closed from their recorded seconds.
-    public init(path: String?) throws {
-        writer = try openDatabase(path: path)
+    /// `maximumBytes`: the store never grows past about this size (the board's `[storage]
+    /// max_store_mb`); at it, it is full as on a full disk. A store too full to close them
+    /// opens all the same, with `recovery.pending` set (`recoverOpenSessions` closes them later).
+    public init(path: String?, maximumBytes: Int? = nil) throws {
+        writer = try openDatabase(path: path, maximumBytes: maximumBytes)
         try Self.migrator.migrate(writer)
-        recovery = try Self.recover(writer)
+        // The log is copied into the file every `logPages` pages (SQLite's default is 1000),
+        // and then written from its start again: it never holds more than about 400 kB, which
+        // is what a full card must spare to go on.
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.logPages)") }
+        do {
+            recovery = try Self.recover(writer)
+        } catch where isStoreFullError(error) {
+            recovery = Recovery(pending: true)
+        }
     }
 
     /// Opens a store at an earlier schema version, for the upgrade tests.
@@ -63,6 +74,9 @@ public final class BandStore: Sendable {
         try Self.migrator.migrate(writer, upTo: version)
         recovery = Recovery()
     }
+
+    /// Pages the write-ahead log takes before it is copied into the file (4 KiB each).
+    static let logPages = 100
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
@@ -380,6 +394,12 @@ public final class BandStore: Sendable {
         }
     }
 
+    /// Stores seconds of a session under way in one transaction (all or none): the ones that
+    /// waited for room in a full store.
+    public func appendSeconds(sessionID: Int64, _ seconds: [SessionSecond]) throws {
+        try writer.write { db in try SecondRow.insertAll(db, sessionID: sessionID, seconds) }
+    }
+
     /// Appends raw sensor samples to a session under way (in one transaction).
     public func appendRawBlocks(sessionID: Int64, _ blocks: [RawBlock]) throws {
         try writer.write { db in try RawBlockTable.insert(db, sessionID: sessionID, blocks) }
@@ -410,10 +430,14 @@ public final class BandStore: Sendable {
         public var walksClosed = 0
         /// Calibrations under way, discarded (a calibration is only good whole).
         public var calibrationsDiscarded = 0
+        /// The store was too full to close them: they stay open (not listed) until
+        /// `recoverOpenSessions` can.
+        public var pending = false
 
-        public init(walksClosed: Int = 0, calibrationsDiscarded: Int = 0) {
+        public init(walksClosed: Int = 0, calibrationsDiscarded: Int = 0, pending: Bool = false) {
             self.walksClosed = walksClosed
             self.calibrationsDiscarded = calibrationsDiscarded
+            self.pending = pending
         }
     }
 
@@ -544,6 +568,43 @@ public final class BandStore: Sendable {
                                  OR hex(substr("bytes", 1, 1)) IN (SELECT printf('%02X', value) FROM json_each(?)))
                 ORDER BY "id"
                 """, arguments: [versions == nil ? nil : 1, String(decoding: try JSONEncoder().encode((versions ?? []).map { Int($0) }), as: UTF8.self)])
+        }
+    }
+
+    /// Seconds recorded in all sessions stored (what the board's `max_session_hours` limits).
+    public func recordedSeconds() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "session_second""#) ?? 0 }
+    }
+
+    /// Copies the write-ahead log into the file and empties it (`wal_checkpoint(TRUNCATE)`):
+    /// after room was made in a full store, the log gives its space back to the disk. Fails
+    /// when the file would have to grow and the disk has no room.
+    public func emptyLog() throws {
+        try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
+    // MARK: Checks
+
+    /// SQLite's check of the whole file's structure (`PRAGMA quick_check`: every page of every
+    /// table and index read once): the problems it finds, at most `limit`; none when the file
+    /// is sound. It does not read inside values: a changed bit in session data is found by
+    /// `sessionsWithDamagedData`.
+    public func quickCheck(limit: Int = 10) throws -> [String] {
+        try writer.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(\(max(1, limit)))").filter { $0 != "ok" } }
+    }
+
+    /// Sessions whose stored data no longer matches the CRC-32 kept with it (`checksum` makes
+    /// one), or cannot be read: changed on the card since the band encoded it. Oldest first;
+    /// one session's data in memory at a time.
+    public func sessionsWithDamagedData(checksum: ([UInt8]) -> UInt32) throws -> [Int64] {
+        let ids = try writer.read { db in try Int64.fetchAll(db, sql: #"SELECT "session_id" FROM "session_data" ORDER BY "session_id""#) }
+        return ids.filter { id in
+            do {
+                guard let data = try sessionData(id: id) else { return false }
+                return checksum(data.bytes) != data.crc32
+            } catch {
+                return true
+            }
         }
     }
 

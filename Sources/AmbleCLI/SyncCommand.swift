@@ -23,7 +23,8 @@ struct SyncCommand: ParsableCommand {
             keeps what it finished and the part of the session under way; the next one resumes there. The band \
             marks a session synced only after this store has committed it. A session the band is still recording \
             is named, and comes with the first sync after it ends. After `amble reset`, the sync then asks the \
-            band's wearer to wipe the band (see amble reset --help).
+            band's wearer to wipe the band (see amble reset --help). A session the band listed but did not send \
+            (it failed its check, or the band cannot read it) is named, and the command exits with status 1.
             """
     )
 
@@ -74,6 +75,7 @@ struct SyncCommand: ParsableCommand {
                                    + "The goals' line, a study's reminder and a wipe amble reset asked for wait for the next amble sync.\n")
                 throw ExitCode(stop.exitCode)
             }
+            if let stuck = Self.stuck(result, bandName: band.name) { throw stuck }
         } catch let interrupted as Synchronizer.Interrupted {
             bar?.finish()
             if json {
@@ -138,6 +140,16 @@ struct SyncCommand: ParsableCommand {
         if json { _ = writeStandardError(line + "\n") } else { print(line) }
     }
 
+    /// The sessions the band listed that did not come (refused, or failed their check): each
+    /// named with the band's reason, and what to do. Nil when every one came.
+    static func stuck(_ result: Synchronizer.Result, bandName: String) -> CommandError? {
+        guard !result.refused.isEmpty else { return nil }
+        let sessions = result.refused.map { "band session \($0.bandSessionID): \(printableText($0.reason, maximum: SyncMessage.maximumMessageLength))" }
+        return CommandError("\(bandName): \(sessions.count) session\(sessions.count == 1 ? " was" : "s were") not pulled (\(sessions.joined(separator: "; "))). "
+                            + "They stay on the band and the next amble sync asks for them again: run it again; "
+                            + "if one still does not come, the band's log (journalctl -u ambled) says why")
+    }
+
     static func summary(_ result: Synchronizer.Result, seconds: Double) -> String {
         let count = result.pulled.count
         var lines = ["\(result.bandName) (\(result.bandID.prefix(8))): \(count) new session\(count == 1 ? "" : "s"), \(result.alreadyStored) already here, "
@@ -154,6 +166,9 @@ struct SyncCommand: ParsableCommand {
         for recording in result.recording ?? [] {
             lines.append("  " + SessionText.recordingLine(kind: recording.kind, startUnixSeconds: recording.startUnixSeconds,
                                                           recordedSeconds: recording.recordedSeconds))
+        }
+        if let storage = result.storage, storage.condition != .sound {
+            lines.append("  " + (storage.message.isEmpty ? "the band's store is \(storage.condition.name)" : storage.message))
         }
         return lines.joined(separator: "\n")
     }
@@ -177,6 +192,9 @@ struct SyncCommand: ParsableCommand {
                     + "\"recorded_seconds\": \($0.recordedSeconds)}"
             }
             fields.append(("recording", "[" + entries.joined(separator: ", ") + "]"))
+        }
+        if let storage = result.storage {
+            fields.append(("band_storage", "{\"condition\": \(SessionJSON.string(storage.condition.name)), \"message\": \(SessionJSON.string(storage.message))}"))
         }
         if let wipe { fields.append(("band_wipe", SessionJSON.string(wipe.rawValue))) }
         if let interrupted {

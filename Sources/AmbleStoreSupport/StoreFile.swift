@@ -112,6 +112,23 @@ func refuseForeignDatabase(_ db: Database, path: String) throws {
     throw StoreFileError(path: path, problem: .foreign(tables: tables))
 }
 
+/// Whether `error` says the store could not grow: its disk is full, or it reached the size it
+/// may take (SQLite's `SQLITE_FULL`). What was stored before is intact.
+public func isStoreFullError(_ error: any Error) -> Bool {
+    primarySQLiteCode(error) == 13
+}
+
+/// Whether `error` says the store's file is damaged where it was read (`SQLITE_CORRUPT`).
+public func isStoreDamagedError(_ error: any Error) -> Bool {
+    primarySQLiteCode(error) == 11
+}
+
+private func primarySQLiteCode(_ error: any Error) -> Int32? {
+    if let database = error as? DatabaseError { return database.resultCode.primaryResultCode.rawValue }
+    if let store = error as? StoreFileError, case .sqlite(let code, _) = store.problem { return code }
+    return nil
+}
+
 /// Any error as a sentence for a person: the stores' errors and SQLite's in words (see
 /// `StoreFileError`), the file errors of Foundation as the system's reason ("not a
 /// directory", "no space left on device") instead of `Error Domain=NSCocoaErrorDomain ...`,

@@ -53,6 +53,15 @@ public struct Synchronizer {
         /// Sessions the band is still recording: they come with a sync after they end. Nil
         /// when the band speaks a version without `getStatus`.
         public var recording: [SyncMessage.RecordingEntry]?
+        /// How the band's store is (full, damaged), in its words. Nil when the band speaks a
+        /// version without `getStorage`.
+        public var storage: (condition: StoreCondition, message: String)?
+
+        public static func == (a: Result, b: Result) -> Bool {
+            a.bandID == b.bandID && a.bandName == b.bandName && a.pulled == b.pulled && a.alreadyStored == b.alreadyStored
+                && a.refused == b.refused && a.bytesReceived == b.bytesReceived && a.resentRequests == b.resentRequests
+                && a.recording == b.recording && a.storage?.condition == b.storage?.condition && a.storage?.message == b.storage?.message
+        }
     }
 
     /// A session the band refused to send.
@@ -145,6 +154,12 @@ public struct Synchronizer {
                     throw SyncError.unexpected(peer: link.peer, detail: "the band did not answer the status request with its status")
                 }
                 result.recording = recording
+            }
+            if welcome.version >= SyncMessage.storageVersion {
+                guard case .storage(let condition, let message) = try link.request(.getStorage) else {
+                    throw SyncError.unexpected(peer: link.peer, detail: "the band did not answer the storage request with its storage")
+                }
+                result.storage = (condition, printableText(message, maximum: SyncMessage.maximumMessageLength))
             }
             try sink.bandRecording(bandID: bandID, result.recording)
             try sink.syncCompleted(bandID: bandID, bandName: bandName)

@@ -23,7 +23,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS [SOURCE] | handshakes replay|forged limited|open COUNT | replay-flood HOST:PORT LAPTOP_DB RATE SECONDS")
+    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS [SOURCE] | handshakes replay|forged limited|open COUNT | replay-flood HOST:PORT LAPTOP_DB RATE SECONDS | store-check BAND_DB HOURS")
 }
 
 switch command {
@@ -235,6 +235,49 @@ case "handshakes":
                                           : try (0 ..< count).map { _ in try connectMessage(from: .generate()) }
     let (keyWork, answers) = answerHandshakes(frames, host: host)
     print("\(count) \(arguments[1]) handshakes, \(arguments[2]): key work on \(keyWork), answers \(answers)")
+case "store-check":
+    // The band's check at start on a store of HOURS of walks (half an hour each, their sync
+    // data kept, cadence and heart rate varying as a walk's do), made at BAND_DB when missing:
+    // seconds for quick_check and for checking every session's data against its CRC-32.
+    guard arguments.count == 3, let hours = Int(arguments[2]), hours > 0 else { fail("store-check BAND_DB HOURS") }
+    let path = arguments[1]
+    let clock = SystemClock()
+    if !FileManager.default.fileExists(atPath: path) {
+        let store = try BandStore(path: path)
+        let parameters = SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7)
+        var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ range: Int) -> Double {
+            random ^= random << 13; random ^= random >> 7; random ^= random << 17
+            return Double(random % UInt64(range))
+        }
+        for walk in 0 ..< hours * 2 {
+            let start = 1_800_000_000 + Double(walk) * 7200
+            let id = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: start, parameters: parameters)
+            let seconds = (0 ..< 1800).map {
+                SessionSecond(offsetSeconds: $0, steps: 1 + Int(next(2)), cadenceStepsPerMinute: 85 + next(200) / 10, heartRateBPM: 80 + next(300) / 10,
+                              heartRateConfidence: 0.5 + next(50) / 100, overLimit: next(10) == 0)
+            }
+            try store.appendSeconds(sessionID: id, seconds)
+            let summary = SessionTally(seconds).summary(kind: .mindfulWalk, startUnixSeconds: start, endUnixSeconds: start + 1800, parameters: parameters)
+            try store.endSession(sessionID: id, summary: summary)
+            let bytes = SessionCoding.encode(SessionRecord(summary: summary, seconds: seconds))
+            try store.setSessionData(id: id, bytes: bytes, crc32: CRC32.checksum(bytes))
+        }
+    }
+    var status = stat()
+    stat(path, &status)
+    var started = clock.nowSeconds
+    let store = try BandStore(path: path)
+    let opened = clock.nowSeconds - started
+    started = clock.nowSeconds
+    let problems = try store.quickCheck()
+    let checked = clock.nowSeconds - started
+    started = clock.nowSeconds
+    let damaged = try store.sessionsWithDamagedData(checksum: CRC32.checksum)
+    let data = clock.nowSeconds - started
+    print("store of \(try store.recordedSeconds() / 3600) h in \(try store.finishedSessions().count) sessions, \(status.st_size >> 20) MiB: "
+          + "open \(String(format: "%.2f", opened)) s, quick_check \(String(format: "%.2f", checked)) s (\(problems.isEmpty ? "ok" : problems.joined(separator: "; "))), "
+          + "sync data against CRC-32 \(String(format: "%.2f", data)) s (\(damaged.count) changed)")
 
 default:
     fail("unknown command \(command)")

@@ -81,7 +81,9 @@ struct CompanionCommandTests {
             keeps what it finished and the part of the session under way; the next one resumes there. The band
             marks a session synced only after this store has committed it. A session the band is still
             recording is named, and comes with the first sync after it ends. After `amble reset`, the sync then
-            asks the band's wearer to wipe the band (see amble reset --help).
+            asks the band's wearer to wipe the band (see amble reset --help). A session the band listed but did
+            not send (it failed its check, or the band cannot read it) is named, and the command exits with
+            status 1.
 
             USAGE: amble sync [--tcp <host:port>] [--serial <device>] [--baud <rate>] [--timeout <seconds>] [--band <band>] [--json] [--wearer-wait <seconds>]
 

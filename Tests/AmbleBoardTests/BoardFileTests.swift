@@ -87,6 +87,16 @@ struct BoardFileTests {
         #expect(error?.description.hasPrefix("boards/bad.toml:\(line): \(key): ") == true)
     }
 
+    @Test func theStoresLimitAndReserve() throws {
+        let linux = try BoardFile.parse(text: minimalBoard, file: "test.toml")
+        #expect(linux.storage.maximumStoreMegabytes == nil && linux.storage.reserveMegabytes == 8, "a real card keeps 8 MiB in reserve")
+        #expect(try BoardFile.load(path: boardsPath("sim.toml")).storage.reserveMegabytes == 0)
+        let set = try BoardFile.parse(text: minimalBoard + "\n[storage]\nmax_store_mb = 64\nreserve_mb = 0\n", file: "test.toml")
+        #expect(set.storage.maximumStoreMegabytes == 64 && set.storage.reserveMegabytes == 0)
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: minimalBoard + "\n[storage]\nreserve_mb = 2048\n", file: "b.toml") }
+        #expect(error?.key == "storage.reserve_mb" && error?.line == 23 && error?.message.contains("outside 0...1024") == true, "\(String(describing: error))")
+    }
+
     @Test func aHeartRateSensorTooSlowForTheEstimatorIsRefused() {
         let text = minimalBoard + "\n[heart_rate]\nchip = \"max30102\"\nbus = 1\nrate_hz = 50\naveraging = 32\n"
         let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }

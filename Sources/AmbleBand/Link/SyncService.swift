@@ -18,6 +18,13 @@ protocol SyncServiceDelegate: AnyObject {
     func settingChanged(_ setting: BandSetting, to value: String)
     /// A laptop changed one of its own settings (`LaptopSetting`): its study's reminder.
     func laptopSettingChanged(_ setting: LaptopSetting, to value: String)
+    /// The store was full when the link tried to keep a session's data (sent all the same).
+    func storeFilled()
+    /// Runs a change that notes a sync; on a card full to its last byte, once more with the
+    /// room the band keeps in reserve.
+    func usingReserve<T>(_ change: () throws -> T) throws -> T
+    /// How the store is, and what a laptop is told about it.
+    var storage: (condition: StoreCondition, text: String) { get }
 }
 
 /// The band's side of sync: serves paired laptops over TCP (a few at once) and a serial line
@@ -91,6 +98,9 @@ final class SyncService: BandLinkHost {
     private var deleteAllRequester: [UInt8]?
     /// The last session data read, for the chunks that follow.
     private var cachedData: (id: Int64, bytes: [UInt8])?
+    /// Length and CRC-32 of session data a full store could not keep, once encoded for a list
+    /// (the same rows give the same bytes): a list does not encode them again.
+    private var unkeptSizes: [Int64: (length: Int, crc32: UInt32)] = [:]
 
     init(store: BandStore, staticKeyPair: NoiseKeyPair, hasDisplay: Bool, listener: TCPListener?, serialPath: String?,
          serialBaudRate: Int, serial: (any ByteStream)?, limits: HandshakeLimits = .init(), logger: Logger, now: Double) {
@@ -398,6 +408,7 @@ final class SyncService: BandLinkHost {
         deleteAllState = accepted ? .done : .declined
         if accepted {
             cachedData = nil
+            unkeptSizes = [:]
             dropUnpairedConnections(keeping: deleteAllRequester)
         }
     }
@@ -428,10 +439,21 @@ final class SyncService: BandLinkHost {
             return .welcome(version: version, bandID: identity.id, bandName: identity.name, bandUnixSeconds: wallClock())
         case .listSessions(let after):
             let sessions = try store.finishedSessions(afterID: after, limit: SyncMessage.maximumListLength)
-            var sizes = try store.sessionDataSizes(ids: sessions.map(\.id))
+            var sizes = try store.sessionDataSizes(ids: sessions.map(\.id)).merging(unkeptSizes) { kept, _ in kept }
             for session in sessions where sizes[session.id] == nil {
-                // Made before this build or closed by crash recovery: encoded now, once.
-                if let encoded = try SessionDataEncoding.encode(sessionID: session.id, in: store) { sizes[session.id] = encoded }
+                // Made before this build, closed by crash recovery, or not kept by a full store:
+                // encoded now (and kept, when there is room). One whose rows cannot be read is
+                // listed all the same: the laptop asks for it, hears why, and holds its place.
+                do {
+                    guard let outcome = try SessionDataEncoding.encode(sessionID: session.id, in: store, logger: logger) else { continue }
+                    sizes[session.id] = (outcome.data.bytes.count, outcome.data.crc32)
+                    if outcome.storeFull {
+                        unkeptSizes[session.id] = sizes[session.id]
+                        delegate?.storeFilled()
+                    }
+                } catch {
+                    sizes[session.id] = SessionDataEncoding.unreadableListing
+                }
             }
             // As many as fit one frame (a summary is about 100 bytes); `more` sends the laptop back.
             var entries: [SyncMessage.SessionEntry] = []
@@ -455,10 +477,22 @@ final class SyncService: BandLinkHost {
             if let cached = cachedData, cached.id == id {
                 bytes = cached.bytes
             } else {
-                guard let data = try store.sessionData(id: id) else {
+                // Checked against its CRC-32 before it is sent; encoded again when the card
+                // changed it, or when a full store could not keep it.
+                let outcome: SessionDataEncoding.Outcome?
+                do {
+                    outcome = try SessionDataEncoding.checked(sessionID: id, in: store, logger: logger)
+                } catch {
+                    return .failure(code: .internalError, message: error.description)
+                }
+                guard let outcome else {
                     return .failure(code: .notFound, message: "no finished session \(id) on this band")
                 }
-                bytes = data.bytes
+                if outcome.storeFull { delegate?.storeFilled() }
+                if let listed = outcome.damagedCRC32, listed != outcome.data.crc32 {
+                    return .failure(code: .internalError, message: "session \(id)'s data had changed on the band's card and was encoded again: the next sync fetches it")
+                }
+                bytes = outcome.data.bytes
                 cachedData = (id, bytes)
             }
             guard offset < bytes.count, maximumLength > 0 else {
@@ -467,8 +501,19 @@ final class SyncService: BandLinkHost {
             let end = min(bytes.count, offset + min(maximumLength, SyncMessage.maximumChunkLength))
             return .chunk(sessionID: id, offset: offset, totalLength: bytes.count, bytes: Array(bytes[offset ..< end]))
         case .acknowledge(let id):
-            guard try store.markSynced(id: id, atUnixSeconds: wallClock()) else {
-                return .failure(code: .notFound, message: "no finished session \(id) on this band")
+            do {
+                let marked = try delegate?.usingReserve { try store.markSynced(id: id, atUnixSeconds: wallClock()) }
+                    ?? store.markSynced(id: id, atUnixSeconds: wallClock())
+                guard marked else {
+                    return .failure(code: .notFound, message: "no finished session \(id) on this band")
+                }
+            } catch where isStoreFullError(error) {
+                // A card full to its last byte, its reserve spent, cannot take even this change.
+                // The laptop has the session all the same: the band says yes, and lists it
+                // unsynced until a later acknowledgement can be written (it is only removed once
+                // that is).
+                logger.notice("session \(id) is on a laptop, but the full store cannot note it synced yet")
+                delegate?.storeFilled()
             }
             return .acknowledged(sessionID: id)
         case .getSettings:
@@ -514,6 +559,9 @@ final class SyncService: BandLinkHost {
             return .deleteAllState(.awaitingWearer)
         case .deleteAll(.status):
             return .deleteAllState(laptopKey == deleteAllRequester ? deleteAllState : .none)
+        case .getStorage:
+            let storage = delegate?.storage ?? (.sound, "")
+            return .storage(storage.condition, message: storage.text)
         case .getStatus:
             let open = try store.openSessions(limit: SyncMessage.maximumRecordingCount)
             return .status(recording: open.map {

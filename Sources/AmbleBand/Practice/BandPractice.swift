@@ -68,6 +68,14 @@ struct BandPractice {
         return linkPrompt.isActive ? [] : actions
     }
 
+    /// The store's condition changed (full, damaged, sound again): the practice buzzes and
+    /// shows it over its menu; a prompt on screen keeps the screen.
+    mutating func storageChanged(_ condition: StoreCondition) -> [PracticeAction] {
+        let actions = machine.storageChanged(condition)
+        guard linkPrompt.isActive else { return actions }
+        return actions.filter { if case .show = $0 { return false } else { return true } }
+    }
+
     /// The practice's current screen again (a prompt ended).
     mutating func redraw() -> [PracticeAction] { machine.redraw() }
 

@@ -1,3 +1,4 @@
+import AmbleModel
 import AmbleStateMachines
 
 /// The status line of the simulated board: band time, the motor, the sensors and the screen,
@@ -15,7 +16,7 @@ enum StatusLine {
     }
 
     static func render(screen: Screen, bandSeconds: Double, motorRunning: Bool, accelerometerOK: Bool,
-                       heartRate: HeartRateSensor, width: Int? = nil) -> String {
+                       heartRate: HeartRateSensor, storage: StoreCondition = .sound, width: Int? = nil) -> String {
         let motor = motorRunning ? "[≋ BUZZ ≋]" : "[  ----  ]"
         let ppg: String
         switch heartRate {
@@ -25,13 +26,14 @@ enum StatusLine {
         case .down: ppg = "ppg --"
         }
         let clock = clockText(Int(bandSeconds))
-        let sensors = "\(clock) \(motor) acc \(accelerometerOK ? "ok" : "--") \(ppg) | "
+        let store = storage.warning.map { " " + $0.uppercased() } ?? ""
+        let sensors = "\(clock) \(motor) acc \(accelerometerOK ? "ok" : "--") \(ppg)\(store) | "
         guard let width, width > 1, let list = ListLine(screen) else { return fit(sensors + text(screen), width: width) }
         // A menu or a choice always shows its selected entry: the list scrolls around it, and
-        // where even that does not fit, the sensors give way to the band time and the motor,
-        // then to nothing, and the list's head goes last.
+        // where even that does not fit, the sensors give way to the band time, the motor and a
+        // store's warning, then to nothing, and the list's head goes last.
         let room = width - 1
-        for (prefix, head) in [(sensors, true), ("\(clock) \(motorRunning ? "≋" : "-") | ", true), ("", true), ("", false)] {
+        for (prefix, head) in [(sensors, true), ("\(clock) \(motorRunning ? "≋" : "-")\(store) | ", true), ("", true), ("", false)] {
             if let line = list.fitted(room: room - prefix.count, head: head) { return prefix + line }
         }
         return fit(list.entry(list.selected), width: width)

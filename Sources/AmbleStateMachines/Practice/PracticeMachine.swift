@@ -108,6 +108,10 @@ public struct PracticeMachine: Sendable {
     /// Step length used before a distance calibration, metres (from the wearer's height).
     public private(set) var defaultStepLengthMeters: Double
     private(set) var state: State = .menu(selected: .calibrate)
+    /// The band's store as the wearer is told: its warning ("Storage full") over the menu in
+    /// place of the goals' progress, and a walk that ends in a full store is summed up under
+    /// "Storage full" (the band could not keep all of it yet).
+    public private(set) var storage = StoreCondition.sound
 
     public init(settings: PracticeSettings = .init(), values: BandSettingValues = .init(), calibration: Calibration?,
                 defaultStepLengthMeters: Double? = nil) {
@@ -155,6 +159,16 @@ public struct PracticeMachine: Sendable {
         values.set(setting, value)
     }
 
+    /// The store's condition changed: one buzz when it turns bad, and the menu, if on screen,
+    /// shows its warning (or no longer).
+    public mutating func storageChanged(_ condition: StoreCondition) -> [PracticeAction] {
+        guard condition != storage else { return [] }
+        storage = condition
+        var actions: [PracticeAction] = condition == .sound ? [] : [.vibrate(.refuse)]
+        if case .menu(let selected) = state { actions.append(.show(menuScreen(selected: selected))) }
+        return actions
+    }
+
     /// The step length used before a distance calibration changed (the wearer's height).
     public mutating func setDefaultStepLength(_ meters: Double) {
         defaultStepLengthMeters = meters
@@ -189,7 +203,7 @@ public struct PracticeMachine: Sendable {
     /// with the walk's end: the summary on screen shows the stored figures.
     public mutating func summaryStored(_ stored: SessionSummary) -> [PracticeAction] {
         guard case .summary(let pages, let page, let left) = state, stored.kind == .mindfulWalk else { return [] }
-        let corrected = Self.summaryPages(stored)
+        let corrected = Self.summaryPages(stored, title: summaryTitle)
         guard corrected != pages else { return [] }
         state = .summary(pages: corrected, page: page, secondsLeft: left)
         return [.show(corrected[page])]
@@ -591,14 +605,17 @@ public struct PracticeMachine: Sendable {
 
     private mutating func finishWalk(_ walk: Walk, unixSeconds: Double) -> [PracticeAction] {
         let summary = summary(of: walk, endUnixSeconds: unixSeconds)
-        let pages = Self.summaryPages(summary)
+        let pages = Self.summaryPages(summary, title: summaryTitle)
         state = .summary(pages: pages, page: 0, secondsLeft: settings.summarySeconds)
         return [.metronome(periodSeconds: nil), .endSession(summary), .vibrate(.long), .show(pages[0])]
     }
 
+    /// The title of the end-of-walk summary.
+    private var summaryTitle: String { storage == .full ? "Storage full" : "Walk saved" }
+
     /// The end-of-walk summary, a page per screen: time within the limit, steps and distance,
     /// heart rate and pauses.
-    public static func summaryPages(_ s: SessionSummary) -> [Screen] {
+    public static func summaryPages(_ s: SessionSummary, title: String = "Walk saved") -> [Screen] {
         let duration = clockText(Int(s.durationSeconds.rounded()))
         let within = s.withinLimitShare.map { "\(Int(($0 * 100).rounded())) % within the limit" } ?? "no walking measured"
         let page1 = ["\(duration) walked", within, "\(s.alerts) alert\(s.alerts == 1 ? "" : "s")"]
@@ -610,14 +627,14 @@ public struct PracticeMachine: Sendable {
         let pauses = s.pauses == 0 ? "no pauses" : "\(s.pauses) pause\(s.pauses == 1 ? "" : "s"), \(clockText(s.pausedSeconds))"
         let page3 = [heart, pauses]
         let pages = [page1, page2, page3]
-        return pages.enumerated().map { .summary(title: "Walk saved", lines: $0.element, page: $0.offset, pages: pages.count) }
+        return pages.enumerated().map { .summary(title: title, lines: $0.element, page: $0.offset, pages: pages.count) }
     }
 
     // MARK: Screens
 
     private func menuScreen(selected: MenuItem) -> Screen {
         .menu(entries: MenuItem.allCases.map { Screen.MenuEntry(title: $0.title, enabled: $0 != .mindfulWalk || calibration != nil) }, selected: selected.rawValue,
-              status: values.goalProgress.isEmpty ? nil : values.goalProgress)
+              status: storage.warning ?? (values.goalProgress.isEmpty ? nil : values.goalProgress))
     }
 
     private func reductionScreen(index: Int) -> Screen {
