@@ -1,3 +1,4 @@
+import AmbleLinux
 import AmbleModel
 import TOMLKit
 #if canImport(FoundationEssentials)
@@ -12,7 +13,8 @@ public enum BoardFile {
     /// Reads the board file at `path`.
     public static func load(path: String) throws(BoardError) -> BoardConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw BoardError(file: path, line: nil, key: nil, message: "cannot read the board file; check the path (boards/ holds one file per board)")
+            let problem = PathProblem.reading(path)?.sentence(given: path) ?? "cannot be read"
+            throw BoardError(file: path, line: nil, key: nil, message: problem + " (boards/ holds one file per board)")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
             let valid = String(decoding: data, as: UTF8.self)

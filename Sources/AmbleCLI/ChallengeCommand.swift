@@ -45,8 +45,9 @@ struct ChallengeCommand: ParsableCommand {
         return closed
     }
 
-    /// Whether `path` holds a store; read-only commands make none.
-    static func storeExists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+    /// Whether `path` holds a store (or may: one this user may not read is reported when
+    /// opened); read-only commands make none.
+    static func storeExists(_ path: String) -> Bool { !storeIsMissing(path) }
 }
 
 struct ShowChallengeCommand: ParsableCommand {

@@ -49,9 +49,9 @@ struct PrivateDirectoryTests {
         defer { try? FileManager.default.removeItem(atPath: base) }
         try makeFolder(base, mode: 0o700)
         #expect(FileManager.default.createFile(atPath: base + "/share", contents: Data()))
-        let error = try #require(throws: PrivateDirectoryError.self) { try makePrivateDirectory(base + "/share/amble") }
-        #expect(error == PrivateDirectoryError(path: base + "/share", problem: .notAFolder))
-        #expect(error.description == "\(base)/share is in the way: it exists but is not a folder; move it away, or choose another place")
-        #expect(throws: PrivateDirectoryError(path: base + "/share", problem: .notAFolder)) { try makePrivateDirectory(base + "/share") }
+        let error = try #require(throws: PathProblem.self) { try makePrivateDirectory(base + "/share/amble") }
+        #expect(error == PathProblem(path: base + "/share", kind: .notAFolder))
+        #expect(error.description == "\(base)/share is a file, not a folder; check the path")
+        #expect(throws: PathProblem(path: base + "/share", kind: .notAFolder)) { try makePrivateDirectory(base + "/share") }
     }
 }

@@ -42,12 +42,14 @@ final class BandRecorder {
         unixOffsetSeconds = (try? store.clockOffsetSeconds()) ?? 0
     }
 
-    /// Opens the store in `dataDirectory` (made 0700 if missing) and locks the folder.
+    /// Opens the store in `dataDirectory` (made 0700 if missing) and locks the folder. A
+    /// folder or store it cannot make, enter or write is named with why and what to do.
     static func open(dataDirectory: String, maximumSessionHours: Int, logger: Logger) throws -> BandRecorder {
+        let elsewhere = "give --data-dir a folder you can write"
         do {
             try makePrivateDirectory(dataDirectory)
         } catch {
-            throw BandStartError("cannot create the data directory \(dataDirectory): \(errorSentence(error))")
+            throw BandStartError("ambled cannot make its data folder: \(error.sentence(orElse: elsewhere))")
         }
         let lock: DirectoryLock
         do {
@@ -56,11 +58,17 @@ final class BandRecorder {
             }
             lock = held
         } catch let error as Errno {
-            throw BandStartError("cannot lock \(dataDirectory): \(errorSentence(error))")
+            let problem = PathProblem.writingIn(folder: dataDirectory) ?? PathProblem(path: dataDirectory + "/.lock", kind: .failed(error))
+            throw BandStartError("ambled cannot write its data folder: \(problem.sentence(orElse: elsewhere))")
         }
         let path = dataDirectory + "/band.sqlite"
         do {
             return BandRecorder(store: try BandStore(path: path), lock: lock, maximumSessionHours: maximumSessionHours, logger: logger)
+        } catch let error as StoreFileError {
+            if case .sqlite(let code, _) = error.problem, [8, 14, 3, 23].contains(code), let problem = PathProblem.updating(path) {
+                throw BandStartError("ambled cannot open its store: \(problem.sentence(orElse: elsewhere))")
+            }
+            throw BandStartError("cannot open the band's store: \(error)")
         } catch {
             throw BandStartError("cannot open the band's store: \(errorSentence(error))")
         }

@@ -1,3 +1,4 @@
+import AmbleLinux
 import AmbleModel
 import TOMLKit
 #if canImport(FoundationEssentials)
@@ -30,7 +31,8 @@ struct StudyFileError: Error, Equatable, CustomStringConvertible {
 enum StudyFile {
     static func load(path: String) throws(StudyFileError) -> Study {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw StudyFileError(file: path, line: nil, key: nil, message: "cannot read the study file; check the path (docs/study-example.toml is an example)")
+            let problem = PathProblem.reading(path)?.sentence(given: path) ?? "cannot be read"
+            throw StudyFileError(file: path, line: nil, key: nil, message: problem + " (docs/study-example.toml is an example)")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
             let line = TOMLText.problem(in: String(decoding: data, as: UTF8.self))?.line

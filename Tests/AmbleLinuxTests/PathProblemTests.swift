@@ -1,0 +1,32 @@
+import AmbleLinux
+import Foundation
+import Testing
+
+/// `PathProblem`: what is wrong with a path, naming the part at fault. The permission cases need a user other than root: FileAccessTests runs the
+/// built programs as one.
+struct PathProblemTests {
+    let base = NSTemporaryDirectory() + "amble-path-\(UUID().uuidString)"
+
+    @Test func theFirstPartAtFaultIsNamed() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base + "/folder", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: base + "/file", contents: Data("x".utf8)))
+        let cases: [(path: String, reading: PathProblem?, writing: PathProblem?)] = [
+            (base + "/file", nil, nil),
+            (base + "/none", PathProblem(path: base + "/none", kind: .missing), nil),
+            (base + "/none/deeper/f", PathProblem(path: base + "/none", kind: .missing), PathProblem(path: base + "/none", kind: .missing)),
+            (base + "/file/f", PathProblem(path: base + "/file", kind: .notAFolder), PathProblem(path: base + "/file", kind: .notAFolder)),
+            (base + "/folder", PathProblem(path: base + "/folder", kind: .isAFolder), PathProblem(path: base + "/folder", kind: .isAFolder)),
+        ]
+        for (path, reading, writing) in cases {
+            #expect(PathProblem.reading(path) == reading, "\(path)")
+            #expect(PathProblem.writing(path) == writing, "\(path)")
+        }
+        #expect(PathProblem.writing(base + "/none/deeper/f", makingFolders: true) == nil)
+        #expect(PathProblem.reading("/dev/null") == PathProblem(path: "/dev/null", kind: .notAFile))
+        #expect(PathProblem(path: base + "/none", kind: .missing).sentence(given: base + "/none/f", orElse: "give --store another")
+                == "\(base)/none does not exist; check the path, or give --store another")
+        #expect(PathProblem(path: "/r", kind: .cannotEnter, owner: "root", mode: 0o40700, user: "nobody").sentence()
+                == "the folder /r may not be entered by nobody (permission denied: it belongs to root, mode 0700); run it as root (the owner), or ask its owner to let you in")
+    }
+}
