@@ -16,32 +16,26 @@ private func environmentValue(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
 }
 
-/// Makes `path` a folder that only its owner may enter (mode 0700), creating it and any
-/// missing folders above it; each folder it creates is 0700 whatever the umask. Folders that
-/// already exist above it are left as they are. If the final folder exists and its group or
-/// others have any access, it is tightened to 0700, but only when it belongs to the user
-/// running this: a folder of someone else's (a shared mount point, say) is left as it is (the
-/// stores' files are 0600 in any case). Throws a `PathProblem` naming the folder at fault (one
-/// in the way that is a file, one this user may not enter or write in).
+/// Makes `path` a folder, creating it and any missing folders above it; each folder it creates
+/// is 0700 (only its owner may enter it) whatever the umask. Folders that already exist, the
+/// final one included, are left exactly as they are: a shared or setgid folder a person made
+/// keeps its group and bits (the stores' files are 0600 in any case), and only folders this
+/// creates are ever tightened. Throws a `PathProblem` naming the folder at
+/// fault (one in the way that is a file, one this user may not enter or write in).
 public func makePrivateDirectory(_ path: String) throws(PathProblem) {
     let isAbsolute = path.hasPrefix("/")
     var folder = ""
-    let names = path.split(separator: "/")
-    for (index, name) in names.enumerated() {
+    for name in path.split(separator: "/") {
         folder += (folder.isEmpty && !isAbsolute ? "" : "/") + name
-        let isFinal = index == names.count - 1
         var status = stat()
         switch Syscall.retrying({ stat(folder, &status) }) {
         case .success:
             guard status.st_mode & S_IFMT == S_IFDIR else { throw PathProblem(path: folder, kind: .notAFolder) }
-            if isFinal, status.st_mode & 0o077 != 0, status.st_uid == geteuid() {
-                try makeOwnerOnly(folder)
-            }
         case .failure(let error) where error.code == ENOENT:
             switch Syscall.retrying({ mkdir(folder, 0o700) }) {
             case .success:
                 // The umask may have taken bits from 0700; a folder of ours is exactly 0700.
-                try makeOwnerOnly(folder)
+                if case .failure(let error) = Syscall.retrying({ chmod(folder, 0o700) }) { throw PathProblem(path: folder, kind: .failed(error)) }
             case .failure(let error) where error.code == EEXIST:
                 // Made by someone else meanwhile: it must be a folder all the same.
                 guard case .success = Syscall.retrying({ stat(folder, &status) }), status.st_mode & S_IFMT == S_IFDIR else {
@@ -54,8 +48,4 @@ public func makePrivateDirectory(_ path: String) throws(PathProblem) {
             throw PathProblem.onTheWay(to: folder) ?? PathProblem(path: folder, kind: .failed(error))
         }
     }
-}
-
-private func makeOwnerOnly(_ folder: String) throws(PathProblem) {
-    if case .failure(let error) = Syscall.retrying({ chmod(folder, 0o700) }) { throw PathProblem(path: folder, kind: .failed(error)) }
 }

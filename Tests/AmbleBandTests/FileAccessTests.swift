@@ -3,9 +3,14 @@ import Foundation
 import Testing
 
 /// Files and folders as both programs use them, run as built (found by an outside trial,
-/// issue 31): what a user may not enter or write is named as such.
+/// issue 31): what a user may not enter or write is named as such, and a failed pairing leaves
+/// nothing.
 struct FileAccessTests {
     let base = NSTemporaryDirectory() + "amble-access-\(UUID().uuidString)"
+
+    func mode(_ path: String) throws -> Int {
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue) & 0o7777
+    }
 
     /// Makes a folder with `mode` (its parent must be there: a folder made on the way would
     /// take the umask, which a store being opened elsewhere in this process may have changed).
@@ -20,6 +25,21 @@ struct FileAccessTests {
             try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: base + "/" + folder)
         }
         try? FileManager.default.removeItem(atPath: base)
+    }
+
+    /// `amble pair --store DIR/x.sqlite` made an existing DIR 0700 (dropping its group and
+    /// setgid bits), even when pairing failed, and left a new store. Now a failed pairing
+    /// leaves every folder as it was and makes nothing.
+    @Test(.enabled(if: builtExecutable("amble") != nil, "amble is not built; run `swift build` first"))
+    func aFailedPairingLeavesNoStoreAndEveryFolderAsItWas() throws {
+        defer { cleanUp() }
+        try makeFolder(base, mode: 0o2775)
+        for store in ["x.sqlite", "./x.sqlite", base + "/x.sqlite", base + "/new/deeper/x.sqlite"] {
+            let run = try runBuilt("amble", ["--store", store, "pair", "--tcp", "127.0.0.1:9", "--timeout", "2"], directory: base)
+            #expect(run.status != 0 && run.err.contains("cannot reach the band"), "\(store): \(run.err)")
+            #expect(try mode(base) == 0o2775, "\(store)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: base).isEmpty, "\(store)")
+        }
     }
 
     /// A folder the user may not enter was reported as missing ("no store at", "cannot read

@@ -7,7 +7,7 @@ struct PrivateDirectoryTests {
     let base = NSTemporaryDirectory() + "amble-dir-\(UUID().uuidString)"
 
     func mode(_ path: String) throws -> Int {
-        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue) & 0o7777
     }
 
     func makeFolder(_ path: String, mode: Int) throws {
@@ -22,27 +22,24 @@ struct PrivateDirectoryTests {
         #expect(try mode(base + "/share") == 0o700)
         #expect(try mode(base + "/share/amble") == 0o700)
         try makePrivateDirectory(base + "/share/amble")
-        #expect(try mode(base + "/share/amble") == 0o700, "done twice, same")
+        #expect(try mode(base + "/share/amble") == 0o700, "done twice, the same")
     }
 
-    @Test func tightensTheFinalFolderOnly() throws {
+    /// Found by an outside trial (issue 31): `amble pair --store DIR/x.sqlite` made an existing
+    /// DIR 0700, dropping its group's access and its setgid bit (the current folder, for
+    /// `./x.sqlite`). Only folders Amble makes are its to tighten.
+    @Test func leavesEveryFolderThatIsThereAsItIs() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         try makeFolder(base, mode: 0o755)
-        try makeFolder(base + "/amble", mode: 0o775)
-        #expect(FileManager.default.createFile(atPath: base + "/amble/amble.sqlite", contents: Data([1, 2, 3])))
-        try makePrivateDirectory(base + "/amble")
-        #expect(try mode(base + "/amble") == 0o700)
-        #expect(try mode(base) == 0o755, "a folder above is not ours to change")
-        #expect(FileManager.default.contents(atPath: base + "/amble/amble.sqlite") == Data([1, 2, 3]), "what it holds stays")
-    }
-
-    @Test(.enabled(if: ProcessInfo.processInfo.userName == "root", "giving a folder away needs root"))
-    func leavesSomeoneElsesFolderAsItIs() throws {
-        defer { try? FileManager.default.removeItem(atPath: base) }
-        try makeFolder(base, mode: 0o755)
-        try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: base)
-        try makePrivateDirectory(base)
+        try makeFolder(base + "/shared", mode: 0o2775)
+        #expect(FileManager.default.createFile(atPath: base + "/shared/amble.sqlite", contents: Data([1, 2, 3])))
+        try makePrivateDirectory(base + "/shared")
+        #expect(try mode(base + "/shared") == 0o2775, "group access and setgid stay")
         #expect(try mode(base) == 0o755)
+        try makePrivateDirectory(base + "/shared/new")
+        #expect(try mode(base + "/shared/new") == 0o700, "a folder it makes is private")
+        #expect(try mode(base + "/shared") == 0o2775)
+        #expect(FileManager.default.contents(atPath: base + "/shared/amble.sqlite") == Data([1, 2, 3]), "what it holds stays")
     }
 
     @Test func namesWhatIsInTheWay() throws {
