@@ -2,7 +2,8 @@ import AmbleLinux
 import Foundation
 import Testing
 
-/// `PathProblem`: what is wrong with a path, naming the part at fault. The permission cases need a user other than root: FileAccessTests runs the
+/// `PathProblem` (what is wrong with a path, naming the part at fault) and `readWholeFile`.
+/// The permission cases need a user other than root: FileAccessTests runs the
 /// built programs as one.
 struct PathProblemTests {
     let base = NSTemporaryDirectory() + "amble-path-\(UUID().uuidString)"
@@ -28,5 +29,19 @@ struct PathProblemTests {
                 == "\(base)/none does not exist; check the path, or give --store another")
         #expect(PathProblem(path: "/r", kind: .cannotEnter, owner: "root", mode: 0o40700, user: "nobody").sentence()
                 == "the folder /r may not be entered by nobody (permission denied: it belongs to root, mode 0700); run it as root (the owner), or ask its owner to let you in")
+    }
+
+    @Test func aWholeFileIsReadOnlyUnderItsLimit() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: base + "/small", contents: Data(repeating: 65, count: 100)))
+        #expect(try readWholeFile(atPath: base + "/small", limitBytes: 100) == [UInt8](repeating: 65, count: 100))
+        #expect(throws: WholeFileError.tooLarge(path: base + "/small", bytes: 100, limitBytes: 99)) { try readWholeFile(atPath: base + "/small", limitBytes: 99) }
+        #expect(throws: WholeFileError.path(PathProblem(path: base, kind: .isAFolder))) { try readWholeFile(atPath: base, limitBytes: 99) }
+        #expect(throws: WholeFileError.path(PathProblem(path: "/dev/zero", kind: .notAFile)), "an endless device is not read") {
+            try readWholeFile(atPath: "/dev/zero", limitBytes: 99)
+        }
+        #expect(WholeFileError.tooLarge(path: "b.toml", bytes: 52_428_800, limitBytes: 65_536).sentence(given: "b.toml")
+                == "holds 52428800 bytes (50 MiB), more than the 65536 (64 KiB) such a file may hold; nothing of it was read")
     }
 }
