@@ -23,7 +23,7 @@ func openCompanionStore(path: String, create: Bool = false) throws -> CompanionS
     let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     if create && !directory.isEmpty {
         do {
-            try makePrivateDirectory(directory)
+            try makeFolders(directory)
         } catch {
             throw CommandError("cannot make the folder for the store: \(error.sentence(orElse: "give --store a path you can write"))")
         }
@@ -75,12 +75,14 @@ func storeOpeningError(_ error: any Error, path: String, reading: Bool = false) 
     return CommandError("cannot open the store \(path): \(errorSentence(error)). Pass another with --store PATH.")
 }
 
-/// A file a command writes (`--html`, `--output`): an existing one is replaced only with
-/// `--force`. `refuseToReplace` comes first, before the work; `write` then replaces atomically
-/// with `force`, and otherwise refuses a file that appeared in the meantime.
+/// A file a command writes (`--html`, `--output`, an export's files): an existing one is
+/// replaced only with `--force`. `refuseToReplace` comes first, before the work; `write` then
+/// writes it whole through `writeFile` (0600 unless `--shared`: it holds health data),
+/// replacing with `force`, and otherwise refusing a file that appeared in the meantime.
 struct OutputFile {
     var path: String
     var force: Bool
+    var sharing: FileSharing = .ownerOnly
 
     func refuseToReplace() throws {
         if !force && FileManager.default.fileExists(atPath: path) {
@@ -88,12 +90,16 @@ struct OutputFile {
         }
     }
 
-    func write(_ text: String) throws {
+    func write(_ text: String) throws { try write(Array(text.utf8)) }
+
+    func write(_ bytes: [UInt8]) throws {
         try refuseToReplace()
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: force ? [.atomic] : [.withoutOverwriting])
-        } catch {
-            throw CommandError("cannot write \(path): \(errorSentence(error))")
+            try writeFile(bytes, to: path, replacing: force, sharing: sharing)
+        } catch .exists {
+            throw CommandError("\(path) exists; pass --force to replace it")
+        } catch .path(let problem) {
+            throw CommandError("cannot write \(path): \(problem.sentence(given: path))")
         }
     }
 }

@@ -1,10 +1,13 @@
+@testable import AmbleCLI
+@testable import AmbleCompanionStore
 import AmbleLinux
+import AmbleModel
 import Foundation
 import Testing
 
 /// Files and folders as both programs use them, run as built (found by an outside trial,
-/// issue 31): what a user may not enter or write is named as such, and a failed pairing leaves
-/// nothing.
+/// issue 31): what a user may not enter or write is named as such, a failed pairing leaves
+/// nothing, and health data is written private.
 struct FileAccessTests {
     let base = NSTemporaryDirectory() + "amble-access-\(UUID().uuidString)"
 
@@ -25,6 +28,52 @@ struct FileAccessTests {
             try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: base + "/" + folder)
         }
         try? FileManager.default.removeItem(atPath: base)
+    }
+
+    /// A store with a mindful walk (with raw samples) in March 2026, a challenge over that
+    /// week, and the example study joined.
+    func healthStore(_ path: String) throws {
+        let store = try CompanionStore(path: path)
+        let start = GoalsTests.utc(2026, 3, 3, 8)
+        _ = try StartChallengeCommand.start(store: store, weeks: 1, walksPerWeek: 1, nowUnixSeconds: start - 86_400, time: .utc)
+        let seconds = (0 ..< 60).map { SessionSecond(offsetSeconds: $0, steps: 2, cadenceStepsPerMinute: 100, heartRateBPM: 80, heartRateConfidence: 0.9) }
+        let parameters = SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7)
+        let raw = [RawBlock(sensor: .accelerometer, startMilliseconds: 0, rateMillihertz: 50_000, channels: 3, values: [0, 0, 1000, 10, -20, 990])]
+        let summary = SessionTally(seconds).summary(kind: .mindfulWalk, startUnixSeconds: start, endUnixSeconds: start + 60, parameters: parameters)
+        _ = try store.insert(bandID: GoalsTests.band.id, bandName: GoalsTests.band.name, bandSessionID: 1,
+                             record: SessionRecord(summary: summary, seconds: seconds, raw: raw), syncedAtUnixSeconds: start + 3600)
+        let text = try String(contentsOfFile: repositoryPath("docs/study-example.toml"), encoding: .utf8)
+        try store.joinStudy(participantID: "P01", studyName: try StudyFile.parse(text: text, file: "s.toml").name,
+                            fileName: "study-example.toml", fileText: text, nowUnixSeconds: start)
+    }
+
+    /// Every file each writer makes under umask 000 is 0600 in folders it made 0700; with
+    /// `--shared`, they follow the umask. Before, they were 0666 (0644 under umask 022).
+    @Test(.enabled(if: builtExecutable("amble") != nil, "amble is not built; run `swift build` first"))
+    func healthDataIsWrittenPrivateWhateverTheUmask() throws {
+        defer { cleanUp() }
+        try makeFolder(base, mode: 0o755)
+        let store = base + "/amble.sqlite"
+        try healthStore(store)
+        let out = base + "/out"
+        var commands = ExportFormat.available.map { ["export", "--format", $0.rawValue, "--out", out + "/export/" + $0.rawValue] }
+        commands += [["report", "latest", "--html", out + "/report.html"], ["challenge", "report", "latest", "--html", out + "/challenge.html"],
+                     ["study", "export", "--out", out + "/study"], ["sessions", "export", "latest", "--raw", "steps", "--output", out + "/raw.csv"]]
+        for command in commands {
+            let run = try runBuilt("amble", ["--store", store] + command, umask: 0)
+            #expect(run.status == 0, "\(command): \(run.err)")
+        }
+        let written = try FileManager.default.subpathsOfDirectory(atPath: out).map { out + "/" + $0 } + [out]
+        #expect(written.count >= commands.count + 8, "\(written)")
+        for path in written {
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            #expect(try mode(path) == (isFolder.boolValue ? 0o700 : 0o600), "\(path)")
+        }
+        let shared = try runBuilt("amble", ["--store", store, "export", "--format", "csv", "--out", base + "/shared/csv", "--shared"], umask: 0o022)
+        #expect(shared.status == 0, "\(shared.err)")
+        #expect(try mode(base + "/shared") == 0o755)
+        #expect(try mode(base + "/shared/csv/amble-sessions.csv") == 0o644)
     }
 
     /// `amble pair --store DIR/x.sqlite` made an existing DIR 0700 (dropping its group and

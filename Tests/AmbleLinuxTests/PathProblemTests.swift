@@ -2,11 +2,15 @@ import AmbleLinux
 import Foundation
 import Testing
 
-/// `PathProblem` (what is wrong with a path, naming the part at fault) and `readWholeFile`.
-/// The permission cases need a user other than root: FileAccessTests runs the
+/// `PathProblem` (what is wrong with a path, naming the part at fault), `readWholeFile` and
+/// `writeFile`. The permission cases need a user other than root: FileAccessTests runs the
 /// built programs as one.
 struct PathProblemTests {
     let base = NSTemporaryDirectory() + "amble-path-\(UUID().uuidString)"
+
+    func mode(_ path: String) throws -> Int {
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue) & 0o7777
+    }
 
     @Test func theFirstPartAtFaultIsNamed() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -43,5 +47,23 @@ struct PathProblemTests {
         }
         #expect(WholeFileError.tooLarge(path: "b.toml", bytes: 52_428_800, limitBytes: 65_536).sentence(given: "b.toml")
                 == "holds 52428800 bytes (50 MiB), more than the 65536 (64 KiB) such a file may hold; nothing of it was read")
+    }
+
+    @Test func aFileIsWrittenWholePrivateAndNeverOverAnotherUnlessAsked() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let path = base + "/report.html"
+        try writeFile(Array("one".utf8), to: path, replacing: false, sharing: .ownerOnly)
+        #expect(try mode(path) == 0o600)
+        #expect(throws: FileWriteError.exists(path)) { try writeFile(Array("two".utf8), to: path, replacing: false, sharing: .ownerOnly) }
+        #expect(FileManager.default.contents(atPath: path) == Data("one".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        try writeFile(Array("two".utf8), to: path, replacing: true, sharing: .ownerOnly)
+        #expect(FileManager.default.contents(atPath: path) == Data("two".utf8))
+        #expect(try mode(path) == 0o600, "a replaced file is private too")
+        #expect(throws: FileWriteError.path(PathProblem(path: base + "/none", kind: .missing))) {
+            try writeFile(Array("x".utf8), to: base + "/none/r.html", replacing: true, sharing: .ownerOnly)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: base) == ["report.html"], "no temporary file is left")
     }
 }

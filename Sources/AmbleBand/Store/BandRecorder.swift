@@ -47,7 +47,7 @@ final class BandRecorder {
     static func open(dataDirectory: String, maximumSessionHours: Int, logger: Logger) throws -> BandRecorder {
         let elsewhere = "give --data-dir a folder you can write"
         do {
-            try makePrivateDirectory(dataDirectory)
+            try makeFolders(dataDirectory)
         } catch {
             throw BandStartError("ambled cannot make its data folder: \(error.sentence(orElse: elsewhere))")
         }
