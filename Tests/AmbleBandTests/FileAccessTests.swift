@@ -6,8 +6,8 @@ import Foundation
 import Testing
 
 /// Files and folders as both programs use them, run as built (found by an outside trial,
-/// issue 31): what a user may not enter or write is named as such, a failed pairing leaves
-/// nothing, and health data is written private.
+/// issue 31): what a user may not enter or write is named as such, a store the user may only
+/// read can be reviewed, a failed pairing leaves nothing, and health data is written private.
 struct FileAccessTests {
     let base = NSTemporaryDirectory() + "amble-access-\(UUID().uuidString)"
 
@@ -116,5 +116,27 @@ struct FileAccessTests {
             let run = try runBuilt(program, arguments, as: .unprivileged)
             #expect(run.status != 0 && run.err.contains(error), "\(program) \(arguments): \(run.err)")
         }
+    }
+
+    /// A store the user may read but not write could not be reviewed ("read-only here …
+    /// nothing could be written": SQLite could not make its WAL index beside it), and reading
+    /// commands left -wal and -shm files beside a store. Now it is read as it is, writing nothing.
+    @Test(.enabled(if: unprivilegedRunIsPossible, "cannot run the built programs as a user other than root"))
+    func aStoreTheUserMayOnlyReadIsReviewedWritingNothingBesideIt() throws {
+        defer { cleanUp() }
+        let theirs = base + "/theirs", mine = base + "/mine"
+        try makeFolder(base, mode: 0o755)
+        try makeFolder(theirs, mode: 0o755)
+        try makeFolder(mine, mode: 0o777)
+        try healthStore(theirs + "/amble.sqlite")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: theirs + "/amble.sqlite")
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: theirs)
+        for command in [["sessions", "list"], ["sessions", "show", "latest"], ["goals"], ["report", "latest", "--html", mine + "/walk.html"],
+                        ["export", "--format", "csv", "--out", mine + "/csv"]] {
+            let run = try runBuilt("amble", ["--store", theirs + "/amble.sqlite"] + command, as: .unprivileged)
+            #expect(run.status == 0, "\(command): \(run.err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: theirs) == ["amble.sqlite"], "\(command)")
+        }
+        #expect(FileManager.default.fileExists(atPath: mine + "/csv/amble-seconds.csv"))
     }
 }
