@@ -135,6 +135,6 @@ public struct BoardConfiguration: Equatable, Sendable {
 
     /// An error about `key` (`accelerometer.rate_hz`), pointing at its line in the file.
     public func error(key: String, _ message: String) -> BoardError {
-        BoardError(file: file, line: keyLines[key] ?? keyLines[String(key.prefix { $0 != "." })], key: key, message: message)
+        BoardError(file: file, line: keyLines[key] ?? keyLines[String(key.prefix { $0 != "." })] ?? 1, key: key, message: message)
     }
 }

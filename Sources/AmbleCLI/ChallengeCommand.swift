@@ -45,8 +45,9 @@ struct ChallengeCommand: ParsableCommand {
         return closed
     }
 
-    /// Whether `path` holds a store; read-only commands make none.
-    static func storeExists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+    /// Whether `path` holds a store (or may: one this user may not read is reported when
+    /// opened); read-only commands make none.
+    static func storeExists(_ path: String) -> Bool { !storeIsMissing(path) }
 }
 
 struct ShowChallengeCommand: ParsableCommand {
@@ -166,6 +167,8 @@ struct ChallengeReportCommand: ParsableCommand {
     @Flag(help: "Replace the HTML file if it exists.")
     var force = false
 
+    @OptionGroup var sharing: SharingOptions
+
     func validate() throws {
         guard challenge == "latest" || Int64(challenge) != nil else {
             throw ValidationError("\"\(challenge)\" is not a challenge id; give a number from `amble challenge reports` or `latest`")
@@ -175,7 +178,7 @@ struct ChallengeReportCommand: ParsableCommand {
 
     func run() throws {
         guard ChallengeCommand.storeExists(amble.storePath) else { throw CommandError("no challenge here yet: no store at \(amble.storePath)") }
-        let output = html.map { OutputFile(path: $0, force: force) }
+        let output = html.map { OutputFile(path: $0, force: force, sharing: sharing.sharing) }
         try output?.refuseToReplace()
         let store = try openCompanionStoreForReading(path: amble.storePath)
         let status = try Self.find(challenge, store: store, nowUnixSeconds: Date().timeIntervalSince1970, time: .system)

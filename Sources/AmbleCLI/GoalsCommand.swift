@@ -33,7 +33,7 @@ struct ShowGoalsCommand: ParsableCommand {
 
     func run() throws {
         // Reading only: no store is made when there is none.
-        guard FileManager.default.fileExists(atPath: amble.storePath) else {
+        guard !storeIsMissing(amble.storePath) else {
             print("No goals set and no sessions synced yet: pair a band (amble pair), then set goals with "
                   + "amble goals set --steps-per-day N --walks-per-week N --mindful-minutes-per-week N")
             return

@@ -35,10 +35,17 @@ struct PairCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try openCompanionStore(path: amble.storePath, create: true)
+        // A new store (and its folders) is made only once the band has paired: a pairing that
+        // fails leaves nothing behind. Where it could not be made is said before pairing.
+        let path = amble.storePath
+        let existing = storeIsMissing(path) ? nil : try openCompanionStore(path: path)
+        if existing == nil, let problem = PathProblem.writing(path, makingFolders: true) {
+            throw CommandError("cannot make the store \(path): \(problem.sentence(orElse: "give --store a path you can write"))")
+        }
+        let keyPair = try existing.map(laptopKeyPair) ?? NoiseKeyPair.generate()
         let address = link.address!
         let stream = try BandAddressOptions.open(address, baud: link.baud, timeout: link.timeout)
-        let pairing = CompanionLink(stream: stream, laptopKeyPair: try laptopKeyPair(store), clock: SystemClock(), timeoutSeconds: link.timeout)
+        let pairing = CompanionLink(stream: stream, laptopKeyPair: keyPair, clock: SystemClock(), timeoutSeconds: link.timeout)
         // Goodbye in clear, so the band frees the line at once (a serial line especially).
         defer { pairing.close() }
         var waitingShown = false
@@ -73,8 +80,15 @@ struct PairCommand: ParsableCommand {
             }
             throw CommandError("pairing failed: \(error)")
         }
-        try store.pairBand(id: paired.bandID, name: paired.bandName, publicKey: paired.bandPublicKey, address: address,
-                           nowUnixSeconds: Date().timeIntervalSince1970)
+        do {
+            let store = try existing ?? openCompanionStore(path: path, create: true)
+            _ = try store.laptopPrivateKey { keyPair.privateKey }
+            try store.pairBand(id: paired.bandID, name: paired.bandName, publicKey: paired.bandPublicKey, address: address,
+                               nowUnixSeconds: Date().timeIntervalSince1970)
+        } catch {
+            throw CommandError("\(paired.bandName) paired, but this laptop could not keep the pairing: \(error); "
+                               + "choose Forget laptops on the band, then pair again")
+        }
         print("Paired with \(paired.bandName) (\(paired.bandID)). Sync with: amble sync")
     }
 

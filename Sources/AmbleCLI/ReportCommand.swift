@@ -39,6 +39,8 @@ struct ReportCommand: ParsableCommand {
     @Flag(help: "Replace the file if it exists.")
     var force = false
 
+    @OptionGroup var sharing: SharingOptions
+
     func validate() throws {
         if week && month { throw ValidationError("give --week or --month, not both") }
         if week || month {
@@ -58,7 +60,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let output = OutputFile(path: html, force: force)
+        let output = OutputFile(path: html, force: force, sharing: sharing.sharing)
         try output.refuseToReplace()
         let store = try openCompanionStoreForReading(path: amble.storePath)
         let time = LocalTime { localUTCOffsetSeconds(atUnixSeconds: $0) }

@@ -140,13 +140,15 @@ struct SessionsCommand: ParsableCommand {
         @Flag(help: "Replace the --output file if it exists.")
         var force = false
 
+        @OptionGroup var sharing: SharingOptions
+
         func validate() throws {
             try validateSessionArgument(session)
             if force && output == nil { throw ValidationError("--force is for --output FILE") }
         }
 
         func run() throws {
-            let file = output.map { OutputFile(path: $0, force: force) }
+            let file = output.map { OutputFile(path: $0, force: force, sharing: sharing.sharing) }
             try file?.refuseToReplace()
             let store = try openCompanionStoreForReading(path: amble.storePath)
             let id = try resolveSessionID(session, in: store)

@@ -325,20 +325,43 @@ public func openDatabase(path: String?, readOnly: Bool = false, maximumBytes: In
     }
 }
 
-/// A read-only connection; on read-only media (where SQLite cannot make the WAL's
-/// shared-memory file) the file is opened as immutable, which is exact as long as no
-/// write-ahead log beside it holds data the file lacks.
+/// A read-only connection that writes nothing beside the store, so that a reviewer can read a
+/// store they may not write (someone else's, a read-only disk) and a review leaves no `-wal`
+/// or `-shm` file behind. SQLite reads a WAL database through its index in the `-shm` file,
+/// which a read-only connection creates when it is missing and leaves behind; where it may not
+/// create it, the open fails (`SQLITE_READONLY_DIRECTORY`). So (docs/robustness.md):
+///
+/// - When no other connection has the store open and no `-wal` beside it holds data, the file
+///   alone is the store: it is opened `immutable` (no index, no locks, nothing made), while
+///   this holds a read lock on SQLite's shared-lock bytes (`StoreReadLock`). That lock keeps a
+///   writer that opens meanwhile from folding its log into the file when it closes, which is
+///   the one change to the file that a reader without the index would not see coming.
+/// - Otherwise (a writer is at work, or a log holds data) the newest data is in the log, and
+///   only the index finds it: an ordinary read-only connection, sharing the writer's `-shm`.
+///   Where that cannot be made either, the store's log is named with what to do.
 private func openForReading(path: String, configuration: Configuration) throws -> DatabaseQueue {
+    let logHoldsData = storeFileHasData(path: path + "-wal")
+    if !logHoldsData, let lock = StoreReadLock(path: path), !lock.otherConnectionsAreOpen {
+        var configuration = configuration
+        // The lock lives as long as the connection: its preparation closure holds it.
+        configuration.prepareDatabase { _ in withExtendedLifetime(lock) {} }
+        return try DatabaseQueue(path: immutableURI(path), configuration: configuration)
+    }
     do {
         return try DatabaseQueue(path: path, configuration: configuration)
-    } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CANTOPEN && !storeFileHasData(path: path + "-wal") {
-        var uri = "file:"
-        for scalar in path.unicodeScalars {
-            switch scalar {
-            case "?", "#", "%": uri += "%" + String(UInt8(scalar.value), radix: 16, uppercase: true)
-            default: uri.unicodeScalars.append(scalar)
-            }
-        }
-        return try DatabaseQueue(path: uri + "?immutable=1", configuration: configuration)
+    } catch let error as DatabaseError where logHoldsData && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
+        throw StoreFileError(path: path, problem: .logNeedsIndex)
     }
+}
+
+/// The URI that opens `path` immutable (`?`, `#` and `%` in it escaped).
+private func immutableURI(_ path: String) -> String {
+    var uri = "file:"
+    for scalar in path.unicodeScalars {
+        switch scalar {
+        case "?", "#", "%": uri += "%" + String(UInt8(scalar.value), radix: 16, uppercase: true)
+        default: uri.unicodeScalars.append(scalar)
+        }
+    }
+    return uri + "?immutable=1"
 }

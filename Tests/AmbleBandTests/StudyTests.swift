@@ -356,7 +356,7 @@ struct StudyFileTests {
         #expect(error(replacing: "name = \"final\"", with: "name = \"evening\"")
                 == "study.toml:54: questionnaire[5].name: \"evening\" is the name of an earlier questionnaire; names must differ")
         #expect(error(replacing: "name = \"Test study\"\n", with: "")
-                == "study.toml: name: missing; add name = \"...\"")
+                == "study.toml:1: name: missing; add name = \"...\"", "every error has a line: the top of the file for the top level")
         let syntax = error(replacing: "scale = [1, 7]", with: "scale = [1, 7")
         #expect(syntax.hasPrefix("study.toml:2") && syntax.contains(": not valid TOML"), "\(syntax)")
     }
@@ -380,6 +380,27 @@ struct StudyFileTests {
                 == "study.json:69: questionnaire[4].due: is null; give a value or leave the key out")
         #expect(error(replacing: "\"due\": \"after-walk\",", with: "\"due\": \"after-walk\"")
                 == "study.json:70: not valid JSON: expected ',' or '}' after the value of \"due\"")
+    }
+
+    /// Found by an outside trial (issue 31): a JSON study whose top level is a list was called
+    /// bad TOML, text was quoted whole in errors, and a file of any size was parsed.
+    @Test func aJSONListAndHugeTextAreRefusedInFewWords() throws {
+        for (name, text) in [("study.json", "[" + studyJSON + "]"), ("study.txt", "[\n " + studyJSON + "]")] {
+            #expect(StudyFileCheck.problem(text: text, file: name)
+                    == "\(name):1: not valid JSON: the top level is a list; a study file in JSON is one object: {\"name\": ..., \"questionnaire\": [...]}")
+        }
+        let huge = String(repeating: "x", count: 1_000_000)
+        for (old, new, line) in [("name = \"Test study\"", "\(huge) = 1\nname = \"Test study\"", 1), ("choices = [\"yes\", \"no\"]", "choices = [\"\(huge)\", \"\(huge)\"]", 30),
+                                 ("start = 2026-03-02", "start = \"\(huge)\"", 2)] {
+            let shown = error(replacing: old, with: new)
+            #expect(shown.hasPrefix("study.toml:\(line): ") && shown.count < 300, "\(shown.prefix(300))")
+        }
+        let path = NSTemporaryDirectory() + "study-\(UUID().uuidString).toml"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        FileManager.default.createFile(atPath: path, contents: Data(repeating: UInt8(ascii: "#"), count: StudyFile.maximumBytes + 1))
+        #expect(throws: StudyFileError(file: path, line: nil, key: nil, message: "holds 524289 bytes (512 KiB), more than the 524288 (512 KiB) such a file may hold; nothing of it was read; a large study is about 100 kB")) {
+            try StudyFile.load(path: path)
+        }
     }
 
     @Test func participantIDsNameAFolder() {

@@ -79,12 +79,14 @@ final class BandRecorder {
     }
 
     /// Opens the store in `dataDirectory` (made 0700 if missing) and locks the folder; `storage`
-    /// is the board's `[storage]`.
+    /// is the board's `[storage]`. A folder or store it cannot make, enter or write is named with
+    /// why and what to do.
     static func open(dataDirectory: String, storage: BoardConfiguration.StorageSpec, logger: Logger) throws -> BandRecorder {
+        let elsewhere = "give --data-dir a folder you can write"
         do {
-            try makePrivateDirectory(dataDirectory)
+            try makeFolders(dataDirectory)
         } catch {
-            throw BandStartError("cannot create the data directory \(dataDirectory): \(errorSentence(error))")
+            throw BandStartError("ambled cannot make its data folder: \(error.sentence(orElse: elsewhere))")
         }
         let lock: DirectoryLock
         do {
@@ -93,13 +95,19 @@ final class BandRecorder {
             }
             lock = held
         } catch let error as Errno {
-            throw BandStartError("cannot lock \(dataDirectory): \(errorSentence(error))")
+            let problem = PathProblem.writingIn(folder: dataDirectory) ?? PathProblem(path: dataDirectory + "/.lock", kind: .failed(error))
+            throw BandStartError("ambled cannot write its data folder: \(problem.sentence(orElse: elsewhere))")
         }
         let path = dataDirectory + "/band.sqlite"
         do {
             let reserve = storage.reserveMegabytes > 0 ? SpaceReserve(path: dataDirectory + "/space.reserve", bytes: storage.reserveMegabytes << 20) : nil
             return BandRecorder(store: try BandStore(path: path, maximumBytes: storage.maximumStoreMegabytes.map { $0 << 20 }), path: path,
                                 reserve: reserve, lock: lock, maximumSessionHours: storage.maximumSessionHours, logger: logger)
+        } catch let error as StoreFileError {
+            if case .sqlite(let code, _) = error.problem, [8, 14, 3, 23].contains(code), let problem = PathProblem.updating(path) {
+                throw BandStartError("ambled cannot open its store: \(problem.sentence(orElse: elsewhere))")
+            }
+            throw BandStartError("cannot open the band's store: \(error)")
         } catch {
             throw BandStartError("cannot open the band's store: \(errorSentence(error))")
         }

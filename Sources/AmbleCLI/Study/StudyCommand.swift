@@ -54,9 +54,13 @@ struct StudyCommand: ParsableCommand {
         }
 
         func run() throws {
-            let study: Study
-            do { study = try StudyFile.load(path: file) } catch { throw CommandError(error.description) }
-            let text = String(decoding: FileManager.default.contents(atPath: file) ?? Data(), as: UTF8.self)
+            let text: String, study: Study
+            do {
+                text = try StudyFile.read(path: file)
+                study = try StudyFile.parse(text: text, file: file)
+            } catch {
+                throw CommandError(error.description)
+            }
             // Joining may come before pairing: it makes the store, as `amble pair` does.
             let store = try openCompanionStore(path: amble.storePath, create: true)
             let id = try participant ?? (store.studyEnrollment().map(\.participantID) ?? randomParticipantID())
