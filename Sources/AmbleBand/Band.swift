@@ -302,8 +302,8 @@ public final class Band {
                 recorder.begin(kind: kind, startUnixSeconds: start, parameters: parameters)
                 sessionStartSeconds = now
                 if practice.machine.values.rawCaptureConsent { startRawCapture() }
-            case .recordSecond(let row):
-                recorder.append(row)
+            case .recordSecond(let row, let progress):
+                recorder.append(row, progress: progress)
             case .endSession(let summary):
                 // The counter releases steps once they are certain, about 10 s late: the walk's
                 // last steps come now, with its end.

@@ -66,7 +66,7 @@ public final class BandStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw"]
+    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw", "v6-recovery"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -158,6 +158,12 @@ public final class BandStore: Sendable {
                   "data" BLOB NOT NULL CHECK (length("data") = "samples" * "channels" * (CASE "sensor" WHEN 'accelerometer' THEN 2 ELSE 4 END)));
                 CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
                 """)
+        }
+        migrator.registerMigration("v6-recovery") { db in
+            // A session under way keeps, with each second stored, the steps its counter holds
+            // but has not released yet (about the last 10 s of walking) and, in "active_kcal",
+            // its energy so far: a power cut then loses at most the second under way.
+            try db.execute(sql: #"ALTER TABLE "session" ADD COLUMN "pending_steps" INTEGER NOT NULL DEFAULT 0"#)
         }
         return migrator
     }
@@ -318,9 +324,15 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// Stores one second of a session under way.
-    public func appendSecond(sessionID: Int64, _ second: SessionSecond) throws {
-        try writer.write { db in try SecondRow(sessionID: sessionID, second).insert(db) }
+    /// Stores one second of a session under way and, when given, the session's `progress` at
+    /// its end (in the same transaction): what closing it after a power cut adds to its seconds.
+    public func appendSecond(sessionID: Int64, _ second: SessionSecond, progress: SessionProgress? = nil) throws {
+        try writer.write { db in
+            try SecondRow(sessionID: sessionID, second).insert(db)
+            guard let progress else { return }
+            try db.execute(sql: #"UPDATE "session" SET "pending_steps" = ?, "active_kcal" = ? WHERE "id" = ? AND "end_unix" IS NULL"#,
+                           arguments: [progress.pendingSteps, progress.activeKilocalories, sessionID])
+        }
     }
 
     /// Appends raw sensor samples to a session under way (in one transaction).
@@ -363,8 +375,9 @@ public final class BandStore: Sendable {
     /// What opening the store recovered from a crash or power cut.
     public let recovery: Recovery
 
-    /// Closes walks a crash left open, with totals made from the seconds they recorded, and
-    /// discards calibrations left open.
+    /// Closes walks a crash left open, with totals made from the seconds they recorded plus the
+    /// progress kept with the last of them (the steps the counter had not released yet, the
+    /// energy so far), and discards calibrations left open.
     @discardableResult
     public func recoverOpenSessions() throws -> Recovery {
         try Self.recover(writer)
@@ -383,8 +396,13 @@ public final class BandStore: Sendable {
                 recovery.walksClosed += 1
                 let seconds = try SecondRow.seconds(db, sessionID: row.id!)
                 let end = row.startUnix + Double((seconds.last?.offsetSeconds ?? -1) + 1)
-                row.apply(SessionTally(seconds).summary(kind: row.sessionKind, startUnixSeconds: row.startUnix, endUnixSeconds: end,
-                                                        parameters: row.parameters))
+                var summary = SessionTally(seconds).summary(kind: row.sessionKind, startUnixSeconds: row.startUnix, endUnixSeconds: end,
+                                                            parameters: row.parameters)
+                // Kept with the last second stored (nothing by a build before v6-recovery).
+                summary.steps += try Int.fetchOne(db, sql: #"SELECT "pending_steps" FROM "session" WHERE "id" = ?"#, arguments: [row.id!]) ?? 0
+                summary.distanceMeters = Double(summary.steps) * summary.parameters.stepLengthMeters
+                summary.activeKilocalories = row.activeKcal
+                row.apply(summary)
                 try row.update(db)
             }
             return recovery

@@ -305,6 +305,26 @@ struct BandStorePracticeTests {
         #expect(try reopened.calibrations().isEmpty)
     }
 
+    @Test func aPowerCutKeepsTheStepsTheCounterHeldAndTheEnergySoFar() throws {
+        let file = TemporaryDatabase()
+        let seconds = rows(20)
+        do {
+            let store = try BandStore(path: file.path)
+            let walk = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: 10, parameters: walkParameters())
+            for (i, row) in seconds.enumerated() {
+                // The counter holds about the last 10 s of steps; the energy grows each second.
+                try store.appendSecond(sessionID: walk, row, progress: SessionProgress(pendingSteps: min(i, 15), activeKilocalories: 0.05 * Double(i + 1)))
+            }
+        }
+        let reopened = try BandStore(path: file.path)
+        let walk = try #require(try reopened.finishedSessions().first?.summary)
+        let inRows = seconds.reduce(0) { $0 + $1.steps }
+        #expect(walk.steps == inRows + 15, "the rows' \(inRows) steps and the 15 the counter held")
+        #expect(walk.distanceMeters == Double(inRows + 15) * 0.7)
+        #expect(walk.activeKilocalories == 0.05 * 20)
+        #expect(walk.durationSeconds == 20)
+    }
+
     @Test func aDiscardedSessionLeavesNothing() throws {
         let store = try BandStore(path: nil)
         let id = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: 10, parameters: walkParameters())

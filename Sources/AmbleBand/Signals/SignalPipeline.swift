@@ -101,7 +101,8 @@ struct SignalPipeline {
             steps: stepsThisSecond,
             cadenceStepsPerMinute: accelerometer.gap && !accelerometer.isHealthy ? 0 : stepCounter.cadenceStepsPerMinute,
             heartRateBPM: estimate?.bpm, heartRateConfidence: estimate?.confidence,
-            accelerometerGap: accelerometer.gap, heartRateGap: heartRateConsent && (heartRateSensor?.gap ?? false))
+            accelerometerGap: accelerometer.gap, heartRateGap: heartRateConsent && (heartRateSensor?.gap ?? false),
+            pendingSteps: stepCounter.pendingSteps)
         stepsThisSecond = 0
 
         // Energy (ACSM walking equation through `GaitModel`) and the resting RMSSD, once per

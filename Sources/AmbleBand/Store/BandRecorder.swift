@@ -84,9 +84,11 @@ final class BandRecorder {
         }
     }
 
-    func append(_ row: SessionSecond) {
+    /// Stores a second of the session under way with its `progress`, which closing the session
+    /// after a power cut adds to its stored seconds.
+    func append(_ row: SessionSecond, progress: SessionProgress) {
         guard let sessionID else { return }
-        do { try store.appendSecond(sessionID: sessionID, row) } catch {
+        do { try store.appendSecond(sessionID: sessionID, row, progress: progress) } catch {
             logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(errorSentence(error))")
         }
     }

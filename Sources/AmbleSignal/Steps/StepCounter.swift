@@ -192,6 +192,14 @@ public struct StepCounter: Sendable {
         return released
     }
 
+    /// The steps `finish()` would release now, without ending the stream: steps taken and
+    /// counted but not yet released (about the last 10 s of a walk under way). A band that
+    /// keeps this with each second it stores loses no more than the second under way when the
+    /// power is cut.
+    public var pendingSteps: Int {
+        tracker.pendingSteps(envelope: currentEnvelope())
+    }
+
     // MARK: Stages
 
     private mutating func restart() -> Int {

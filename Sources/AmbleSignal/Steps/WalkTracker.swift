@@ -334,17 +334,34 @@ struct WalkTracker: Sendable {
 
     private mutating func end(envelope: Envelope) -> Int {
         guard let current = walk else { return 0 }
+        let ending = ending(of: current, envelope: envelope)
+        walk = nil
+        lastEnd = (ending.stop, current.stepPeriodSeconds, ending.counts ? ending.stop : current.startSeconds)
+        guard ending.counts else { return 0 }
+        walkingSeconds += Swift.max(0, ending.stop - current.startSeconds)
+        return ending.unreleased
+    }
+
+    /// Where the walk under way would end if the stream ended now, and its steps not yet
+    /// released then (0 unless the walk holds `minimumWalkSteps`): what `finish` would release,
+    /// without ending it. A power cut loses no more than these, which the band stores with each
+    /// second; 0 when no walk is under way.
+    func pendingSteps(envelope: Envelope) -> Int {
+        guard let current = walk else { return 0 }
+        let ending = ending(of: current, envelope: envelope)
+        return ending.counts ? ending.unreleased : 0
+    }
+
+    /// The end of `current` placed as at the stream's end: where it stops, whether it holds
+    /// `minimumWalkSteps` (it counts), and its steps not yet released.
+    private func ending(of current: Walk, envelope: Envelope) -> (stop: Double, counts: Bool, unreleased: Int) {
         let last = current.lastCentreSeconds
         let stop = edge(from: last, stepPeriod: current.stepPeriodSeconds,
                         typicalOver: Swift.min(last, Swift.max(current.startSeconds, last - windowSeconds)) ... last,
                         envelope: envelope, forward: true)
-        walk = nil
         let total = stop > current.startSeconds ? current.steps(at: stop) : 0
         let final = Int((total + 0.5).rounded(.down))
-        lastEnd = (stop, current.stepPeriodSeconds, Double(final) >= parameters.minimumWalkSteps ? stop : current.startSeconds)
-        guard Double(final) >= parameters.minimumWalkSteps else { return 0 }
-        walkingSeconds += Swift.max(0, stop - current.startSeconds)
-        return Swift.max(0, final - current.releasedSteps)
+        return (stop, Double(final) >= parameters.minimumWalkSteps, Swift.max(0, final - current.releasedSteps))
     }
 
     /// Releases the steps accrued up to `horizon`, which no end can take back, once the walk

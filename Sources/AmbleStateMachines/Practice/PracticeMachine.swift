@@ -14,7 +14,9 @@ public enum PracticeAction: Equatable, Sendable {
     case vibrate(HapticPattern)
     case show(Screen)
     case beginSession(SessionKind, startUnixSeconds: Double, parameters: SessionParameters)
-    case recordSecond(SessionSecond)
+    /// Store a second of the session under way, with what closing the session from its stored
+    /// seconds would need (after a power cut).
+    case recordSecond(SessionSecond, progress: SessionProgress)
     case endSession(SessionSummary)
     /// The session under way is thrown away (a cancelled walk or calibration): delete it.
     case discardSession
@@ -476,11 +478,11 @@ public struct PracticeMachine: Sendable {
             session.tally.add(row, kilocalories: report.activeKilocalories)
             session.rmssd = report.restingRMSSDMilliseconds ?? session.rmssd
             if session.run.isComplete {
-                return [.recordSecond(row)] + finishCalibration(session, unixSeconds: report.unixSeconds)
+                return [.recordSecond(row, progress: progress(report, session.tally))] + finishCalibration(session, unixSeconds: report.unixSeconds)
             }
             state = .calibrating(session)
             let total = settings.calibrationDistanceMeters == nil ? session.run.lengthSeconds : nil
-            return [.recordSecond(row), .show(.calibrating(elapsedSeconds: session.run.elapsedSeconds, totalSeconds: total, cadenceStepsPerMinute: report.cadenceStepsPerMinute, steps: session.run.steps))]
+            return [.recordSecond(row, progress: progress(report, session.tally)), .show(.calibrating(elapsedSeconds: session.run.elapsedSeconds, totalSeconds: total, cadenceStepsPerMinute: report.cadenceStepsPerMinute, steps: session.run.steps))]
 
         case .walking(var walk):
             let (actions, ended) = advance(&walk, report)
@@ -514,7 +516,7 @@ public struct PracticeMachine: Sendable {
             walk.lastScreen.pausedSeconds = paused + 1
             walk.lastScreen.elapsedSeconds = walk.tally.seconds
             walk.lastScreen.heartRateBPM = report.heartRateBPM
-            return ([.recordSecond(row)], paused + 1 >= settings.longestPauseSeconds)
+            return ([.recordSecond(row, progress: progress(report, walk.tally))], paused + 1 >= settings.longestPauseSeconds)
         }
         let pace = walk.monitor.secondElapsed(cadenceStepsPerMinute: report.cadenceStepsPerMinute)
         let row = makeRow(report, offset: walk.tally.seconds, overLimit: pace.overLimit, alerts: pace.alert ? 1 : 0, paused: false)
@@ -523,7 +525,7 @@ public struct PracticeMachine: Sendable {
         walk.lastScreen = Screen.Walking(elapsedSeconds: walk.tally.seconds, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
                                          limitStepsPerMinute: walk.monitor.limitStepsPerMinute, steps: walk.tally.steps,
                                          heartRateBPM: report.heartRateBPM, pace: walk.monitor.pace)
-        var actions: [PracticeAction] = [.recordSecond(row)]
+        var actions: [PracticeAction] = [.recordSecond(row, progress: progress(report, walk.tally))]
         if pace.alert, let pattern = HapticPattern.paceAlert(style: values.alertStyle,
                                                            strength: AlertStrength.strength(setting: values.alertStrength, wristMotionG: report.wristMotionG)) {
             actions.append(.vibrate(pattern))
@@ -589,6 +591,11 @@ public struct PracticeMachine: Sendable {
     private func summary(of walk: Walk, endUnixSeconds: Double) -> SessionSummary {
         walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: endUnixSeconds,
                            parameters: walk.parameters, rmssdMilliseconds: walk.rmssd)
+    }
+
+    /// What a session closed from its stored seconds after a power cut needs beyond them.
+    private func progress(_ report: SecondReport, _ tally: SessionTally) -> SessionProgress {
+        SessionProgress(pendingSteps: report.pendingSteps, activeKilocalories: tally.kilocalories)
     }
 
     private mutating func finishWalk(_ walk: Walk, unixSeconds: Double) -> [PracticeAction] {

@@ -52,9 +52,12 @@ public struct SecondReport: Equatable, Sendable {
     /// How much the wrist moved in this second: RMS of |a| - 1 g, g. Alerts are felt less on a
     /// moving arm, so they are made stronger.
     public var wristMotionG: Double = 0
+    /// Steps the counter holds at the end of this second, taken but not yet released (it
+    /// releases them about 10 s late): what a session ended now would gain.
+    public var pendingSteps = 0
 
     public init(unixSeconds: Double, steps: Int, cadenceStepsPerMinute: Double, heartRateBPM: Double? = nil, heartRateConfidence: Double? = nil, accelerometerGap: Bool = false, heartRateGap: Bool = false,
-                activeKilocalories: Double? = nil, restingRMSSDMilliseconds: Double? = nil, wristMotionG: Double = 0) {
+                activeKilocalories: Double? = nil, restingRMSSDMilliseconds: Double? = nil, wristMotionG: Double = 0, pendingSteps: Int = 0) {
         self.unixSeconds = unixSeconds
         self.steps = steps
         self.cadenceStepsPerMinute = cadenceStepsPerMinute
@@ -65,5 +68,6 @@ public struct SecondReport: Equatable, Sendable {
         self.activeKilocalories = activeKilocalories
         self.restingRMSSDMilliseconds = restingRMSSDMilliseconds
         self.wristMotionG = wristMotionG
+        self.pendingSteps = pendingSteps
     }
 }
