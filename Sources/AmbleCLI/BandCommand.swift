@@ -155,8 +155,9 @@ func askBandToWipe(_ link: CompanionLink, bandName: String, wait: Double, say: (
     }
     var current = try state(link.request(.deleteAll(.request)))
     say("\(bandName) asks its wearer: press select on the band to delete everything, back to keep it.")
-    let deadline = Date().timeIntervalSince1970 + wait
-    while current == .awaitingWearer && Date().timeIntervalSince1970 < deadline {
+    let clock = SystemClock()   // monotonic: a clock change does not shorten or stretch the wait
+    let deadline = clock.nowSeconds + wait
+    while current == .awaitingWearer && clock.nowSeconds < deadline {
         sleepSeconds(0.5)
         current = try state(link.request(.deleteAll(.status)))
     }

@@ -42,15 +42,16 @@ struct SyncCommand: ParsableCommand {
 
     func run() throws {
         let store = try openCompanionStore(path: amble.storePath)
-        // Timed from before the connection: the handshake counts.
-        let started = Date().timeIntervalSince1970
+        // Timed from before the connection (the handshake counts), on the monotonic clock.
+        let clock = SystemClock()
+        let started = clock.nowSeconds
         let (link, band) = try target.connect(store: store)
         defer { link.close() }
         let bar = json || !standardErrorIsTerminal() ? nil : ProgressBar()
         do {
             let result = try Synchronizer(sink: store, link: link).run { progress in bar?.show(progress) }
             bar?.finish()
-            let seconds = Date().timeIntervalSince1970 - started
+            let seconds = clock.nowSeconds - started
             if !json { print(Self.summary(result, seconds: seconds)) }
             fflush(nil)
             GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
@@ -60,7 +61,7 @@ struct SyncCommand: ParsableCommand {
         } catch let interrupted as Synchronizer.Interrupted {
             bar?.finish()
             if json {
-                print(Self.json(interrupted.result, seconds: Date().timeIntervalSince1970 - started, interrupted: interrupted))
+                print(Self.json(interrupted.result, seconds: clock.nowSeconds - started, interrupted: interrupted))
             }
             throw CommandError("\(band.name): \(interrupted.description) Run amble sync again to continue.")
         }

@@ -66,7 +66,7 @@ struct BandPractice {
     mutating func redraw() -> [PracticeAction] { machine.redraw() }
 
     /// Ends whatever is under way (the band stops): a walk is closed for storing.
-    mutating func finish(unixSeconds: Double) -> [PracticeAction] { machine.finish(unixSeconds: unixSeconds) }
+    mutating func finish() -> [PracticeAction] { machine.finish() }
 
     /// The band was wiped: the practice starts over uncalibrated with the settings' defaults
     /// (`values`, read back from the emptied store), and no reminder is pending.
@@ -104,6 +104,9 @@ struct BandPractice {
     mutating func snoozeReminder(minutes: Int, unixSeconds: Double) { reminders.snooze(minutes: minutes, unixSeconds: unixSeconds) }
 
     mutating func dismissReminder() { reminders.dismiss() }
+
+    /// The band's date moved: a snooze still ends its minutes from when it was asked.
+    mutating func dateMoved(bySeconds seconds: Double) { reminders.dateMoved(bySeconds: seconds) }
 
     /// What either machine asked the screen to show.
     mutating func show(_ next: Screen) { screen = next }

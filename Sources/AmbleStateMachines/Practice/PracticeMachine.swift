@@ -197,11 +197,11 @@ public struct PracticeMachine: Sendable {
 
     /// Ends whatever session is under way (shutdown, a power cut coming); returns its closing
     /// actions. A walk is saved; a calibration, which is only good whole, is discarded.
-    public mutating func finish(unixSeconds: Double) -> [PracticeAction] {
+    public mutating func finish() -> [PracticeAction] {
         switch state {
         case .walking(let walk), .endingWalk(let walk, _, _), .confirmingDiscard(let walk, _):
             state = .menu(selected: .mindfulWalk)
-            return [.metronome(periodSeconds: nil), .endSession(summary(of: walk, endUnixSeconds: unixSeconds))]
+            return [.metronome(periodSeconds: nil), .endSession(summary(of: walk))]
         case .calibrating:
             state = .menu(selected: .calibrate)
             return [.discardSession]
@@ -266,7 +266,7 @@ public struct PracticeMachine: Sendable {
         case .calibrating(let session):
             // Over a known distance the wearer marks its end with select.
             if select, settings.calibrationDistanceMeters != nil {
-                return finishCalibration(session, unixSeconds: session.startUnixSeconds + Double(session.run.elapsedSeconds))
+                return finishCalibration(session)
             }
             guard goesBack else { return [] }
             state = .notice(secondsLeft: 5)
@@ -274,7 +274,7 @@ public struct PracticeMachine: Sendable {
 
         case .walking(var walk):
             if press == .longPressed(.select) {
-                return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+                return finishWalk(walk)
             }
             if select {
                 if walk.pausedFor == nil {
@@ -304,7 +304,7 @@ public struct PracticeMachine: Sendable {
             if goesBack { return continueWalk(walk) }
             guard select else { return [] }
             switch selected {
-            case 0: return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+            case 0: return finishWalk(walk)
             case 1:
                 state = .confirmingDiscard(walk, secondsLeft: settings.questionSeconds)
                 return [.vibrate(.short), .show(.question(title: "Discard the walk?", detail: "It will not be saved", code: nil, keys: "select: discard  back: keep"))]
@@ -478,7 +478,7 @@ public struct PracticeMachine: Sendable {
             session.tally.add(row, kilocalories: report.activeKilocalories)
             session.rmssd = report.restingRMSSDMilliseconds ?? session.rmssd
             if session.run.isComplete {
-                return [.recordSecond(row, progress: progress(report, session.tally))] + finishCalibration(session, unixSeconds: report.unixSeconds)
+                return [.recordSecond(row, progress: progress(report, session.tally))] + finishCalibration(session)
             }
             state = .calibrating(session)
             let total = settings.calibrationDistanceMeters == nil ? session.run.lengthSeconds : nil
@@ -486,20 +486,20 @@ public struct PracticeMachine: Sendable {
 
         case .walking(var walk):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             state = .walking(walk)
             return actions + [.show(.walking(walk.lastScreen))]
 
         case .endingWalk(var walk, let selected, let left):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             if left <= 1 { return actions + continueWalk(walk) }
             state = .endingWalk(walk, selected: selected, secondsLeft: left - 1)
             return actions
 
         case .confirmingDiscard(var walk, let left):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             if left <= 1 { return actions + continueWalk(walk) }
             state = .confirmingDiscard(walk, secondsLeft: left - 1)
             return actions
@@ -564,7 +564,11 @@ public struct PracticeMachine: Sendable {
         return [.metronome(periodSeconds: 60 / walk.monitor.limitStepsPerMinute)]
     }
 
-    private mutating func finishCalibration(_ session: CalibrationSession, unixSeconds: Double) -> [PracticeAction] {
+    /// Ends the calibration. Its end is its start plus the seconds it ran (counted, monotonic):
+    /// never a second reading of the band's date, which a laptop or the system may have moved
+    /// meanwhile.
+    private mutating func finishCalibration(_ session: CalibrationSession) -> [PracticeAction] {
+        let unixSeconds = session.startUnixSeconds + Double(session.tally.seconds)
         let outcome = session.run.outcome(unixSeconds: unixSeconds)
         var measured: Double?
         var actions: [PracticeAction] = []
@@ -588,8 +592,10 @@ public struct PracticeMachine: Sendable {
         return [.endSession(summary)] + actions
     }
 
-    private func summary(of walk: Walk, endUnixSeconds: Double) -> SessionSummary {
-        walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: endUnixSeconds,
+    /// The walk's summary. Its end is its start plus the seconds it ran (counted, monotonic),
+    /// whatever the band's date did meanwhile: the duration is always the time walked.
+    private func summary(of walk: Walk) -> SessionSummary {
+        walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds),
                            parameters: walk.parameters, rmssdMilliseconds: walk.rmssd)
     }
 
@@ -598,8 +604,8 @@ public struct PracticeMachine: Sendable {
         SessionProgress(pendingSteps: report.pendingSteps, activeKilocalories: tally.kilocalories)
     }
 
-    private mutating func finishWalk(_ walk: Walk, unixSeconds: Double) -> [PracticeAction] {
-        let summary = summary(of: walk, endUnixSeconds: unixSeconds)
+    private mutating func finishWalk(_ walk: Walk) -> [PracticeAction] {
+        let summary = summary(of: walk)
         let pages = Self.summaryPages(summary)
         state = .summary(pages: pages, page: 0, secondsLeft: settings.summarySeconds)
         return [.metronome(periodSeconds: nil), .endSession(summary), .vibrate(.long), .show(pages[0])]

@@ -61,6 +61,12 @@ public struct ReminderSchedule: Equatable, Sendable {
         state.snoozedUntilUnixSeconds = unixSeconds + Double(minutes) * 60
     }
 
+    /// The band's date moved by `seconds` (a laptop set it, or the system clock was stepped):
+    /// a snooze lasts its minutes of elapsed time, so its end moves with the date.
+    public mutating func dateMoved(bySeconds seconds: Double) {
+        state.snoozedUntilUnixSeconds = state.snoozedUntilUnixSeconds.map { $0 + seconds }
+    }
+
     /// The wearer dismissed it (or took the walk): nothing more today.
     public mutating func dismiss() {
         state.snoozedUntilUnixSeconds = nil
