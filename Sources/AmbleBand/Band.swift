@@ -440,11 +440,17 @@ public final class Band {
 extension Band: SyncServiceDelegate {
     var isBusy: Bool { practice.isBusy }
 
-    func setClock(unixSeconds target: Double) -> Double {
+    func setClock(unixSeconds target: Double) -> SyncMessage {
+        let verdict = LaptopDate.check(laptopUnixSeconds: target, bandUnixSeconds: unixSeconds)
+        if let refusal = LaptopDate.refusal(verdict) {
+            logger.warning("a laptop's date was refused: \(refusal)")
+            return .failure(code: .badValue, message: refusal)
+        }
         let moved = target - unixSeconds
-        recorder.moveDate(bySeconds: moved)
+        recorder.moveDate(bySeconds: moved, toUnixSeconds: target)
+        dateMoved(bySeconds: moved)
         logger.notice("a laptop set the band's date (moved \(Int(moved.rounded())) s)")
-        return moved
+        return .clockSet(offsetSeconds: moved)
     }
 
     func settingChanged(_ setting: BandSetting, to value: String) {

@@ -508,18 +508,20 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// Removes synced sessions older than `retentionDays` (by their end), and then, while the
-    /// seconds stored exceed `maximumSeconds`, the oldest synced ones. A session not synced is
-    /// never removed. Returns the ids removed.
+    /// Removes synced sessions older than `retentionDays` (by their end; none by age when nil),
+    /// and then, while the seconds stored exceed `maximumSeconds`, the oldest synced ones. A
+    /// session not synced is never removed. Returns the ids removed.
     @discardableResult
-    public func prune(nowUnixSeconds now: Double, retentionDays: Int, maximumSeconds: Int = .max) throws -> [Int64] {
+    public func prune(nowUnixSeconds now: Double, retentionDays: Int?, maximumSeconds: Int = .max) throws -> [Int64] {
         try writer.write { db in
             var removed: [Int64] = []
-            let cutoff = now - Double(retentionDays) * 86_400
-            let old = try Int64.fetchAll(db, sql: #"SELECT "id" FROM "session" WHERE "synced_unix" IS NOT NULL AND "end_unix" < ? ORDER BY "id""#,
-                                         arguments: [cutoff])
-            for id in old { _ = try SessionRow.deleteOne(db, key: id) }
-            removed += old
+            if let retentionDays {
+                let cutoff = now - Double(retentionDays) * 86_400
+                let old = try Int64.fetchAll(db, sql: #"SELECT "id" FROM "session" WHERE "synced_unix" IS NOT NULL AND "end_unix" < ? ORDER BY "id""#,
+                                             arguments: [cutoff])
+                for id in old { _ = try SessionRow.deleteOne(db, key: id) }
+                removed += old
+            }
             var stored = try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "session_second""#) ?? 0
             while stored > maximumSeconds,
                   let id = try Int64.fetchOne(db, sql: #"SELECT "id" FROM "session" WHERE "synced_unix" IS NOT NULL ORDER BY "id" LIMIT 1"#) {

@@ -166,27 +166,46 @@ final class BandRecorder {
     // MARK: Housekeeping
 
     /// Removes synced sessions past the wearer's retention or the board's space limit, once
-    /// an hour of band time (`now`), or at once after `pruneSoon()`.
+    /// an hour of band time (`now`), or at once after `pruneSoon()`. Not by age while the date
+    /// a laptop gave is younger than `pruneHoldAfterDateMoveSeconds` (`unixSeconds` is the
+    /// band's date now).
     func pruneIfDue(now: Double, unixSeconds: Double) {
         guard now >= nextPruneSeconds else { return }
         nextPruneSeconds = now + 3600
         do {
             let days = Int(try store.setting(.retentionDays)) ?? 30
-            let removed = try store.prune(nowUnixSeconds: unixSeconds, retentionDays: days, maximumSeconds: maximumSessionHours * 3600)
+            let byAge = unixSeconds >= (try pruneHeldUntilUnixSeconds() ?? -.infinity)
+            let removed = try store.prune(nowUnixSeconds: unixSeconds, retentionDays: byAge ? days : nil, maximumSeconds: maximumSessionHours * 3600)
             if !removed.isEmpty { logger.info("removed \(removed.count) synced session(s) past \(days) days or \(maximumSessionHours) h of storage") }
         } catch {
             logger.error("cannot prune synced sessions: \(errorSentence(error))")
         }
     }
 
+    /// How long synced sessions are not pruned by age after a laptop moved the band's date: a
+    /// day, time for a laptop whose clock is right to set a wrong date back before it costs
+    /// anything. The space limit still applies.
+    static let pruneHoldAfterDateMoveSeconds = 86_400.0
+    static let pruneHeldUntilKey = "prune_held_until"
+
+    /// The band's date until which nothing is pruned by age (kept across restarts), if any.
+    private func pruneHeldUntilUnixSeconds() throws -> Double? {
+        try store.internalValue(Self.pruneHeldUntilKey).flatMap(Double.init)
+    }
+
     /// The sessions' ages or the retention changed: prune at the next pass.
     func pruneSoon() { nextPruneSeconds = -Double.infinity }
 
-    /// Moves the band's date by `seconds` and keeps the offset across restarts.
-    func moveDate(bySeconds seconds: Double) {
+    /// Moves the band's date by `seconds`, to `newUnixSeconds`, and keeps the offset across
+    /// restarts. Nothing is pruned by age on the date just given (`pruneHoldAfterDateMoveSeconds`).
+    func moveDate(bySeconds seconds: Double, toUnixSeconds newUnixSeconds: Double) {
         unixOffsetSeconds += seconds
-        do { try store.setClockOffsetSeconds(unixOffsetSeconds) } catch { logger.error("cannot store the clock offset: \(errorSentence(error))") }
-        pruneSoon()
+        do {
+            try store.setInternalValue(Self.pruneHeldUntilKey, String(newUnixSeconds + Self.pruneHoldAfterDateMoveSeconds))
+            try store.setClockOffsetSeconds(unixOffsetSeconds)
+        } catch {
+            logger.error("cannot store the clock offset: \(errorSentence(error))")
+        }
     }
 
     /// Deletes everything on the band: sessions, calibration, settings, paired laptops (the
