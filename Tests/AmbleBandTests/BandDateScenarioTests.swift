@@ -15,17 +15,13 @@ struct BandDateScenarioTests {
     /// A calibration (synced, kept one day), then a walk during which a laptop gives the band
     /// a date 400 days on and one in 2000 (refused, in words), and one 30 hours on (taken).
     @Test func aWrongLaptopClockMovesNoDurationAndPrunesNothing() throws {
-        let run = try ScenarioRun(script: calibrationScript + "+1 press select\n+1 press select\n+3 walk 100\n+60 stop\n+2 hold select 1.5\n",
+        let run = try ScenarioRun(script: steadyWalkScript + "+60 stop\n+2 hold select 1.5\n",
                                   options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
         let store = run.band.store
-        while try store.openSessions().first?.kind != SessionKind.mindfulWalk.rawValue {
-            run.run(seconds: 0.1)
-            try #require(run.clock.nowSeconds < 1200, "the walk never began")
-        }
+        _ = try walkUnderWay(run, walkSeconds: 10)
         let calibration = try #require(try store.finishedSessions().first)
         try store.markSynced(id: calibration.id, atUnixSeconds: run.band.unixSeconds)
         try store.set(.retentionDays, to: "1")
-        run.run(seconds: 10)
         let laptopStore = try CompanionStore(path: nil)
         let (laptopKey, band) = try pairDirectly(store, laptopStore)
         let address = try listenAddress(run)

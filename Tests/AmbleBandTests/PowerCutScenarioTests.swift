@@ -4,16 +4,10 @@ import AmbleHardware
 import AmbleModel
 import Testing
 
-/// A calibration, then a mindful walk at 100 steps/min from the moment it begins.
-let steadyWalkScript = """
-0:01   press select
-+3     walk 112
-+30    stop
-+4     press next
-+1     press select
-+1     press select
-+3     walk 100
-"""
+/// A calibration (`calibrationScript`), a rest longer than the counter's window (a walk that
+/// resumes at its pace within one is the same walk, its gap walked), then a mindful walk at
+/// 100 steps/min from the moment it begins.
+let steadyWalkScript = calibrationScript + "+12 press select\n+1 press select\n+3 walk 100\n"
 
 /// The band running `steadyWalkScript` up to `walkSeconds` seconds into the walk (just past
 /// that second's end): the walk's start (band seconds) and the steps the wearer took since.
