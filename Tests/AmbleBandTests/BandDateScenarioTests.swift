@@ -67,6 +67,13 @@ struct BandDateScenarioTests {
                 + "Check this laptop's date, time and time zone, then run amble band time again.")
     }
 
+    @Test func aNegativeDurationReadsAsOne() {
+        // A calibration an older band stored across a move of its date a day back.
+        #expect(formatDuration(60 - 86_400 - 1) == "-23:59:01")
+        #expect(formatDuration(259_260) == "72:01:00")
+        #expect(formatDuration(59.6) == "1:00")
+    }
+
     static let day = 86_400.0, hour = 3600.0, band = 1_767_225_600.0
     /// (the band's date, the laptop's, the verdict).
     static let dates: [(Double, Double, LaptopDate.Verdict)] = [
