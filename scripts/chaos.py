@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Chaos runs of the band and the companion: power cuts, link faults, hostile peers, sensor
-faults and a simulated day, each checked for what was lost or doubled. Run by scripts/chaos,
+faults, clock jumps and a simulated day, each checked for what was lost or doubled. Run by scripts/chaos,
 which builds ambled and amble first; see scripts/chaos --help.
 
 Everything runs on the simulated board (boards/sim.toml) in accelerated time, in a scratch
