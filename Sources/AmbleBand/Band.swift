@@ -261,7 +261,7 @@ public final class Band {
     /// what runs on elapsed time keeps its course. A session's end is its start plus the
     /// seconds it ran, so only the reminder's snooze needs telling.
     func dateMoved(bySeconds seconds: Double) {
-        guard practice.reminders.state.snoozedUntilUnixSeconds != nil else { return }
+        guard practice.reminders.state.items.values.contains(where: { $0.snoozedUntilUnixSeconds != nil }) else { return }
         practice.dateMoved(bySeconds: seconds)
         recorder.saveReminderState(practice.reminders.state)
     }
@@ -288,7 +288,7 @@ public final class Band {
             heartRateSensor: heartRateSensor, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
         perform(practice.secondElapsed(report), now: bandSeconds)
         storeRawSamples()
-        guard practice.reminders.settings.reminders else { return }
+        guard !practice.reminders.reminders.isEmpty else { return }
         let reminder = practice.checkReminder(unixSeconds: date, utcOffsetSeconds: utcOffsetSeconds(date))
         if reminder.stateChanged { recorder.saveReminderState(practice.reminders.state) }
         if !reminder.actions.isEmpty { logger.notice("reminder due: \(Self.reminderOutcome(reminder.actions))") }
@@ -324,11 +324,11 @@ public final class Band {
                 recorder.begin(kind: kind, startUnixSeconds: start, parameters: parameters)
                 sessionStartSeconds = now
                 if practice.machine.values.rawCaptureConsent { startRawCapture() }
-            case .recordSecond(let row, let progress):
-                recorder.append(row, progress: progress)
+            case .recordSecond(let row, let earlier, let progress):
+                recorder.append(row, earlier: earlier, progress: progress)
             case .endSession(let summary):
                 // The counter releases steps once they are certain, about 10 s late: the walk's
-                // last steps come now, with its end.
+                // last steps come now, with its end, and go to the seconds they were taken in.
                 sessionStartSeconds = nil
                 if var capture = signals.rawCapture {
                     signals.rawCapture = nil
@@ -384,6 +384,7 @@ public final class Band {
                 link?.deleteAllAnswered(accepted: accepted)
             case .forgetLaptops:
                 recorder.forgetLaptops()
+                studyRemindersChanged()
                 link?.dropUnpairedConnections()
             case .done:
                 perform(practice.redraw(), now: now)
@@ -456,6 +457,17 @@ extension Band: SyncServiceDelegate {
     func settingChanged(_ setting: BandSetting, to value: String) {
         logger.notice("a laptop set \(setting.rawValue) = \(value)")
         apply(setting, value)
+    }
+
+    func laptopSettingChanged(_ setting: LaptopSetting, to value: String) {
+        logger.notice("a laptop set its \(setting.rawValue) = \(value)")
+        studyRemindersChanged()
+    }
+
+    /// The paired laptops' study reminders, read again (one was set, laptops were forgotten).
+    func studyRemindersChanged() {
+        practice.setStudyReminders(recorder.studyReminders())
+        recorder.saveReminderState(practice.reminders.state)
     }
 }
 

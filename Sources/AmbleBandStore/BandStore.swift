@@ -66,7 +66,7 @@ public final class BandStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw", "v6-recovery"]
+    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw", "v7-laptop-setting", "v8-recovery"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -159,11 +159,23 @@ public final class BandStore: Sendable {
                 CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
                 """)
         }
-        migrator.registerMigration("v6-recovery") { db in
+        migrator.registerMigration("v7-laptop-setting") { db in
+            // Each paired laptop's own settings (`LaptopSetting`: a joined study's reminder),
+            // apart from the wearer's, gone with the laptop.
+            try db.execute(sql: """
+                CREATE TABLE "laptop_setting" (
+                  "public_key" BLOB NOT NULL REFERENCES "paired_laptop"("public_key") ON DELETE CASCADE,
+                  "key" TEXT NOT NULL,
+                  "value" TEXT NOT NULL,
+                  PRIMARY KEY ("public_key", "key"));
+                """)
+        }
+        migrator.registerMigration("v8-recovery") { db in
             // A session under way keeps, with each second stored, the steps its counter holds
-            // but has not released yet (about the last 10 s of walking) and, in "active_kcal",
-            // its energy so far: a power cut then loses at most the second under way.
-            try db.execute(sql: #"ALTER TABLE "session" ADD COLUMN "pending_steps" INTEGER NOT NULL DEFAULT 0"#)
+            // but has not released yet (about the last 10 s of walking), by the seconds they
+            // were taken in (JSON: [[offset_s, steps], ...]), and, in "active_kcal", its energy
+            // so far: a power cut then loses at most the second under way.
+            try db.execute(sql: #"ALTER TABLE "session" ADD COLUMN "pending_steps" TEXT NOT NULL DEFAULT '[]'"#)
         }
         return migrator
     }
@@ -252,6 +264,41 @@ public final class BandStore: Sendable {
         return value
     }
 
+    /// A paired laptop's own settings (`LaptopSetting`), each with its value ("off" where never set).
+    public func laptopSettings(laptopKey: [UInt8]) throws -> [(LaptopSetting, String)] {
+        try writer.read { db in
+            let stored = try Row.fetchAll(db, sql: #"SELECT "key", "value" FROM "laptop_setting" WHERE "public_key" = ?"#,
+                                          arguments: [Data(laptopKey)])
+            let values = Dictionary(stored.map { (row: Row) -> (String, String) in (row["key"], row["value"]) }, uniquingKeysWith: { a, _ in a })
+            return LaptopSetting.allCases.map { ($0, values[$0.rawValue] ?? $0.defaultValue) }
+        }
+    }
+
+    /// Sets one of a paired laptop's own settings; returns the value stored (canonical form).
+    /// A laptop that is not paired (forgotten meanwhile) keeps nothing.
+    @discardableResult
+    public func setLaptopSetting(_ setting: LaptopSetting, to raw: String, laptopKey: [UInt8]) throws -> String {
+        let value = try setting.validate(raw)
+        try writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO "laptop_setting" ("public_key", "key", "value")
+                SELECT "public_key", ?, ? FROM "paired_laptop" WHERE "public_key" = ?
+                ON CONFLICT ("public_key", "key") DO UPDATE SET "value" = excluded."value"
+                """, arguments: [setting.rawValue, value, Data(laptopKey)])
+        }
+        return value
+    }
+
+    /// The study reminders the paired laptops ask for, each once (two laptops of one study ask
+    /// for the same), earliest first.
+    public func studyReminders() throws -> [StudyReminder] {
+        try writer.read { db in
+            let values = try String.fetchAll(db, sql: #"SELECT "value" FROM "laptop_setting" WHERE "key" = ?"#,
+                                             arguments: [LaptopSetting.studyReminder.rawValue])
+            return Set(values.compactMap(StudyReminder.init(settingValue:))).sorted()
+        }
+    }
+
     /// How far the laptop moved the band's date from the system clock (`amble band time`),
     /// seconds; 0 until set. The system clock itself is left alone (setting it needs root).
     public func clockOffsetSeconds() throws -> Double {
@@ -324,14 +371,31 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// Stores one second of a session under way and, when given, the session's `progress` at
-    /// its end (in the same transaction): what closing it after a power cut adds to its seconds.
-    public func appendSecond(sessionID: Int64, _ second: SessionSecond, progress: SessionProgress? = nil) throws {
+    /// Stores one second of a session under way, adds `earlier` (steps released with it that
+    /// were taken in seconds already stored) to theirs and, when given, keeps the session's
+    /// `progress` at its end: what closing it after a power cut adds to its seconds. In one
+    /// transaction, so that a cut finds either all of it or none.
+    public func appendSecond(sessionID: Int64, _ second: SessionSecond, earlier: [StepsAdded] = [], progress: SessionProgress? = nil) throws {
         try writer.write { db in
             try SecondRow(sessionID: sessionID, second).insert(db)
+            try Self.addSteps(db, sessionID: sessionID, earlier)
             guard let progress else { return }
+            let pending = String(decoding: try JSONEncoder().encode(progress.pendingSteps.map { [$0.offsetSeconds, $0.steps] }), as: UTF8.self)
             try db.execute(sql: #"UPDATE "session" SET "pending_steps" = ?, "active_kcal" = ? WHERE "id" = ? AND "end_unix" IS NULL"#,
-                           arguments: [progress.pendingSteps, progress.activeKilocalories, sessionID])
+                           arguments: [pending, progress.activeKilocalories, sessionID])
+        }
+    }
+
+    /// Adds steps to seconds of a session already stored (the step counter releases steps
+    /// about 10 s after they were taken), in one transaction. A second not stored is skipped.
+    public func addSteps(sessionID: Int64, _ added: [StepsAdded]) throws {
+        try writer.write { db in try Self.addSteps(db, sessionID: sessionID, added) }
+    }
+
+    private static func addSteps(_ db: Database, sessionID: Int64, _ added: [StepsAdded]) throws {
+        for addition in added {
+            try db.execute(sql: #"UPDATE "session_second" SET "steps" = "steps" + ? WHERE "session_id" = ? AND "offset_s" = ?"#,
+                           arguments: [addition.steps, sessionID, addition.offsetSeconds])
         }
     }
 
@@ -394,14 +458,16 @@ public final class BandStore: Sendable {
                     continue
                 }
                 recovery.walksClosed += 1
+                // The steps the counter held at the last second stored go to the seconds they
+                // were taken in (none from a build before v8-recovery), as at a clean end.
+                let pending = try String.fetchOne(db, sql: #"SELECT "pending_steps" FROM "session" WHERE "id" = ?"#, arguments: [row.id!])
+                let pairs = (try? JSONDecoder().decode([[Int]].self, from: Data((pending ?? "[]").utf8))) ?? []
+                try addSteps(db, sessionID: row.id!, pairs.compactMap { $0.count == 2 ? StepsAdded(offsetSeconds: $0[0], steps: $0[1]) : nil })
                 let seconds = try SecondRow.seconds(db, sessionID: row.id!)
                 let end = row.startUnix + Double((seconds.last?.offsetSeconds ?? -1) + 1)
                 var summary = SessionTally(seconds).summary(kind: row.sessionKind, startUnixSeconds: row.startUnix, endUnixSeconds: end,
                                                             parameters: row.parameters)
-                // Kept with the last second stored (nothing by a build before v6-recovery).
-                summary.steps += try Int.fetchOne(db, sql: #"SELECT "pending_steps" FROM "session" WHERE "id" = ?"#, arguments: [row.id!]) ?? 0
-                summary.distanceMeters = Double(summary.steps) * summary.parameters.stepLengthMeters
-                summary.activeKilocalories = row.activeKcal
+                summary.activeKilocalories = row.activeKcal   // the energy so far, kept with each second
                 row.apply(summary)
                 try row.update(db)
             }

@@ -22,17 +22,21 @@ struct StepAnalysis {
 
     /// One release of steps, for `--trace`: the input sample's time (steps are released about
     /// 10 s after they were taken, a walk's first ones together 1 s or more after it is
-    /// confirmed, its last ones when it ends), the steps, the running total and the cadence the
-    /// counter publishes.
+    /// confirmed, its last ones when it ends), the steps, the running total, the cadence the
+    /// counter publishes, and the stretch of time the steps were taken in (where the band
+    /// files them).
     struct Release {
         var timeSeconds: Double
         var steps: Int
         var totalSteps: Int
         var cadenceStepsPerMinute: Double
+        var takenFromSeconds: Double
+        var takenThroughSeconds: Double
 
-        static let csvHeader = "time_s,steps,total_steps,cadence_spm"
+        static let csvHeader = "time_s,steps,total_steps,cadence_spm,taken_from_s,taken_through_s"
         var csv: String {
-            "\(formatSeconds(timeSeconds)),\(steps),\(totalSteps),\(formatOne(cadenceStepsPerMinute))"
+            "\(formatSeconds(timeSeconds)),\(steps),\(totalSteps),\(formatOne(cadenceStepsPerMinute)),"
+                + "\(formatSeconds(takenFromSeconds)),\(formatSeconds(takenThroughSeconds))"
         }
     }
 
@@ -47,10 +51,11 @@ struct StepAnalysis {
         try recording.forEachRow { row in
             if first == nil { first = row.timeSeconds; nextSecond = row.timeSeconds + 1 }
             last = row.timeSeconds
-            let released = counter.process(.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
-            if let trace, released > 0 {
-                trace(Release(timeSeconds: row.timeSeconds, steps: released, totalSteps: counter.totalSteps,
-                              cadenceStepsPerMinute: counter.cadenceStepsPerMinute))
+            let released = counter.processTimed(.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
+            if let trace, released.steps > 0 {
+                trace(Release(timeSeconds: row.timeSeconds, steps: released.steps, totalSteps: counter.totalSteps,
+                              cadenceStepsPerMinute: counter.cadenceStepsPerMinute,
+                              takenFromSeconds: released.fromSeconds, takenThroughSeconds: released.throughSeconds))
             }
             while row.timeSeconds >= nextSecond {
                 let cadence = counter.cadenceStepsPerMinute
@@ -62,9 +67,10 @@ struct StepAnalysis {
                 nextSecond += 1
             }
         }
-        let flushed = counter.finish()
-        if let trace, flushed > 0 {
-            trace(Release(timeSeconds: last, steps: flushed, totalSteps: counter.totalSteps, cadenceStepsPerMinute: 0))
+        let flushed = counter.finishTimed()
+        if let trace, flushed.steps > 0 {
+            trace(Release(timeSeconds: last, steps: flushed.steps, totalSteps: counter.totalSteps, cadenceStepsPerMinute: 0,
+                          takenFromSeconds: flushed.fromSeconds, takenThroughSeconds: flushed.throughSeconds))
         }
         return StepAnalysis(
             steps: counter.totalSteps,

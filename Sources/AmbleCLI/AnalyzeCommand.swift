@@ -26,9 +26,10 @@ struct AnalyzeStepsCommand: ParsableCommand {
     var json = false
 
     @Flag(help: ArgumentHelp(
-        "Print CSV time_s,steps,total_steps,cadence_spm: one row each time the counter releases steps.",
+        "Print CSV time_s,steps,total_steps,cadence_spm,taken_from_s,taken_through_s: one row each time the counter releases steps.",
         discussion: "time_s is when the steps were released: about 10 s after they were taken; a walk's first steps"
-            + " together, 1 s or more after it is confirmed; its last when it ends."))
+            + " together, 1 s or more after it is confirmed; its last when it ends. taken_from_s to taken_through_s is"
+            + " when they were taken (the band files them under those seconds)."))
     var trace = false
 
     @Option(name: .customLong("height-cm"), help: "Wearer's height in cm, for the default step length (0.414 x height).")

@@ -22,7 +22,8 @@ struct BandCommand: ParsableCommand {
             commandName: "settings",
             abstract: "Show the band's settings, or set one.",
             usage: "amble band settings [get [KEY] | set KEY VALUE] [--tcp HOST:PORT | --serial DEVICE] [--band BAND]",
-            discussion: "Settings: " + BandSetting.allCases.map { "\($0.rawValue) (\($0.allowed))" }.joined(separator: "; ") + "."
+            discussion: "Settings (the wearer's): " + BandSetting.allCases.filter { $0.owner == .wearer }.map { "\($0.rawValue) (\($0.allowed))" }.joined(separator: "; ")
+                + ". Set by amble sync, not by hand: goal_progress (from this laptop's goals) and study_reminder (this laptop's own, from a joined study)."
         )
 
         @ParentCommand var amble: AmbleCommand
@@ -38,9 +39,12 @@ struct BandCommand: ParsableCommand {
             switch words.first ?? "get" {
             case "get":
                 guard words.count <= 2 else { throw ValidationError("get takes at most one key") }
-                if words.count == 2, BandSetting(rawValue: words[1]) == nil { throw ValidationError(unknownKey(words[1])) }
+                if words.count == 2, BandSetting(rawValue: words[1]) == nil, LaptopSetting(rawValue: words[1]) == nil {
+                    throw ValidationError(unknownKey(words[1]))
+                }
             case "set":
                 guard words.count == 3 else { throw ValidationError("set takes a key and a value, e.g. amble band settings set reduction_percent 25") }
+                if let refusal = Self.setBySync[words[1]] { throw ValidationError(refusal) }
                 guard let setting = BandSetting(rawValue: words[1]) else { throw ValidationError(unknownKey(words[1])) }
                 do { _ = try setting.validate(words[2]) } catch { throw ValidationError(error.description) }
             default:
@@ -49,8 +53,14 @@ struct BandCommand: ParsableCommand {
         }
 
         private func unknownKey(_ key: String) -> String {
-            "no setting \"\(key)\"; the band has \(BandSetting.allCases.map(\.rawValue).joined(separator: ", "))"
+            "no setting \"\(key)\"; the band has \(BandSetting.allCases.filter { $0.owner == .wearer }.map(\.rawValue).joined(separator: ", "))"
         }
+
+        /// The settings a sync owns (`SettingOwner`), which a person does not set by hand: why not.
+        static let setBySync: [String: String] = [
+            BandSetting.goalProgress.rawValue: "goal_progress is set by amble sync from this laptop's goals; change the goals with amble goals set",
+            LaptopSetting.studyReminder.rawValue: "study_reminder is set by amble sync from the study joined here (amble study); the band's own reminder is reminders, reminder_time, reminder_days and reminder_text",
+        ]
 
         func run() throws {
             let store = try openCompanionStore(path: amble.storePath)
@@ -74,7 +84,11 @@ struct BandCommand: ParsableCommand {
             }
             if words.first == "set" { print("\(band.name): set") }
             let width = (values.map(\.key.count).max() ?? 0) + 2
-            for value in values { print(SessionText.pad(value.key, width) + value.value) }
+            for value in values {
+                let note = Self.setBySync[value.key] == nil ? "" : value.key == LaptopSetting.studyReminder.rawValue
+                    ? "   (this laptop's, set by amble sync from its study)" : "   (set by amble sync)"
+                print(SessionText.pad(value.key, width) + value.value + note)
+            }
         }
     }
 

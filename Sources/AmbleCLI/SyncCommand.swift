@@ -42,10 +42,19 @@ struct SyncCommand: ParsableCommand {
 
     func run() throws {
         let store = try openCompanionStore(path: amble.storePath)
+        // From here on Ctrl-C and SIGTERM stop the sync cleanly: what arrived is kept, the band
+        // hears a goodbye (so the next sync gets in at once), and the person reads what is kept.
+        let stop = StopSignals()
         // Timed from before the connection (the handshake counts), on the monotonic clock.
         let clock = SystemClock()
         let started = clock.nowSeconds
-        let (link, band) = try target.connect(store: store)
+        let link: CompanionLink, band: PairedBand
+        do {
+            (link, band) = try target.connect(store: store, stop: stop)
+        } catch SyncError.interrupted {
+            writeStandardError("Stopped (\(stop.name)) before the sync began; nothing changed.\n")
+            throw ExitCode(stop.exitCode)
+        }
         defer { link.close() }
         let bar = json || !standardErrorIsTerminal() ? nil : ProgressBar()
         do {
@@ -54,14 +63,26 @@ struct SyncCommand: ParsableCommand {
             let seconds = clock.nowSeconds - started
             if !json { print(Self.summary(result, seconds: seconds)) }
             fflush(nil)
-            GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
-            pushStudyReminder(store: store, link: link, bandName: band.name)
-            let wipe = try wipeAfterReset(link: link, band: band, store: store)
+            var wipe: WipeOutcome?
+            if !stop.isStopRequested {
+                GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
+                pushStudyReminder(store: store, link: link, bandName: band.name)
+                wipe = try wipeAfterReset(link: link, band: band, store: store)
+            }
             if json { print(Self.json(result, seconds: seconds, interrupted: nil, wipe: wipe)) }
+            if stop.isStopRequested {
+                writeStandardError("Stopped (\(stop.name)) after the sessions were pulled: they are all kept. "
+                                   + "The goals' line, a study's reminder and a wipe amble reset asked for wait for the next amble sync.\n")
+                throw ExitCode(stop.exitCode)
+            }
         } catch let interrupted as Synchronizer.Interrupted {
             bar?.finish()
             if json {
                 print(Self.json(interrupted.result, seconds: clock.nowSeconds - started, interrupted: interrupted))
+            }
+            if case .interrupted = interrupted.cause {
+                writeStandardError("\(band.name): sync stopped (\(stop.name)). \(interrupted.kept) Run amble sync again to go on.\n")
+                throw ExitCode(stop.exitCode)
             }
             throw CommandError("\(band.name): \(interrupted.description) Run amble sync again to continue.")
         }
@@ -88,6 +109,9 @@ struct SyncCommand: ParsableCommand {
             state = try askBandToWipe(link, bandName: band.name, wait: wearerWait, say: say)
         } catch SyncError.failed(_, let code, let message) where code == .busy {
             say("\(band.name) is busy (\(message)); nothing deleted. The next amble sync asks again.")
+            return .pending
+        } catch SyncError.interrupted {
+            say("Stopped while \(band.name) asked its wearer; if the wearer confirms on the band it is wiped, otherwise the next amble sync asks again.")
             return .pending
         } catch let error as SyncError {
             throw CommandError("the sessions are synced, but the wipe was not asked: \(explain(error, band: band.name)). The next amble sync asks again.")

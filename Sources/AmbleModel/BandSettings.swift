@@ -150,6 +150,82 @@ public enum BandSetting: String, CaseIterable, Sendable, Codable {
     }
 }
 
+// MARK: Who may change what
+
+/// Who owns a setting, and so who may change it: what keeps two laptops syncing one band from
+/// undoing each other's work, or the wearer's.
+public enum SettingOwner: String, Sendable {
+    /// The wearer: the band's Settings menu, or the wearer at a paired laptop (`amble band
+    /// settings set`). A sync never changes it; a study's reminder is its own (`LaptopSetting`).
+    case wearer
+    /// The syncs of paired laptops, from what each laptop keeps (the goals' line). The latest
+    /// sync's value is shown; no one sets it by hand.
+    case laptopSync = "laptop sync"
+}
+
+extension BandSetting {
+    /// Who may change this setting.
+    public var owner: SettingOwner { self == .goalProgress ? .laptopSync : .wearer }
+}
+
+/// A setting each paired laptop keeps on the band for itself, apart from the wearer's
+/// settings and from every other laptop's: a laptop's sync sets its own, and sees only its own.
+/// The band keeps each until the laptop is forgotten (the menu's Forget laptops, a wipe).
+public enum LaptopSetting: String, CaseIterable, Sendable {
+    /// The daily reminder a study joined on this laptop asks for while a questionnaire is due
+    /// (`StudyReminder`): "off", or "HH:MM TEXT". The wearer's own reminder is never touched;
+    /// the band gives both.
+    case studyReminder = "study_reminder"
+
+    public var defaultValue: String { "off" }
+
+    public var allowed: String {
+        "off, or a time of day and a text of 1 to 40 characters: HH:MM TEXT (set by amble sync from a joined study)"
+    }
+
+    /// The value in its canonical form, or an error that says what is allowed.
+    public func validate(_ raw: String) throws(LaptopSettingError) -> String {
+        let value = raw.trimmingWhitespace()
+        if value.lowercased() == "off" { return "off" }
+        guard let reminder = StudyReminder(settingValue: value) else { throw LaptopSettingError(setting: self, value: raw) }
+        return reminder.settingValue
+    }
+}
+
+public struct LaptopSettingError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var setting: LaptopSetting
+    public var value: String
+    public var description: String {
+        "\(setting.rawValue): \"\(value)\" is not allowed; expected \(setting.allowed)"
+    }
+}
+
+/// A study's daily reminder on the band (`LaptopSetting.studyReminder`): at `minutes` after
+/// local midnight, saying `text`.
+public struct StudyReminder: Hashable, Comparable, Sendable {
+    /// Minutes after midnight, band local time.
+    public var minutes: Int
+    /// 1 to 40 characters, as `reminder_text` allows.
+    public var text: String
+
+    public init(minutes: Int, text: String) {
+        self.minutes = minutes
+        self.text = text
+    }
+
+    /// From "HH:MM TEXT"; nil when the time or the text is not allowed.
+    public init?(settingValue: String) {
+        let value = settingValue.trimmingWhitespace()
+        guard let space = value.firstIndex(of: " "), let minutes = BandSetting.minutesOfDay(String(value[..<space])),
+              let text = try? BandSetting.reminderText.validate(String(value[value.index(after: space)...])) else { return nil }
+        self.init(minutes: minutes, text: text)
+    }
+
+    public var settingValue: String { BandSetting.clock(minutes) + " " + text }
+
+    public static func < (a: StudyReminder, b: StudyReminder) -> Bool { (a.minutes, a.text) < (b.minutes, b.text) }
+}
+
 /// Days of the week a reminder comes on, Monday first.
 public struct Weekdays: Equatable, Sendable, CustomStringConvertible {
     static let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]

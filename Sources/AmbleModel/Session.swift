@@ -51,12 +51,13 @@ public struct SessionSecond: Codable, Equatable, Sendable {
 /// the band stores, so that a power cut loses at most the second under way.
 public struct SessionProgress: Equatable, Sendable {
     /// Steps taken and counted by the end of the second but not yet released by the step
-    /// counter (in no second's row yet): what the session would gain if it ended then.
-    public var pendingSteps: Int
+    /// counter (in no second's row yet), by the second they were taken in: what the session
+    /// would gain if it ended then, and where.
+    public var pendingSteps: [StepsAdded]
     /// Active energy of the session so far, kcal; nil when not known.
     public var activeKilocalories: Double?
 
-    public init(pendingSteps: Int, activeKilocalories: Double?) {
+    public init(pendingSteps: [StepsAdded], activeKilocalories: Double?) {
         self.pendingSteps = pendingSteps
         self.activeKilocalories = activeKilocalories
     }
@@ -149,6 +150,31 @@ public struct SessionSummary: Codable, Equatable, Sendable {
     }
 }
 
+/// Steps to add to a second of a session already stored: the band's step counter releases
+/// steps about 10 s after they were taken, and the band files them under the second they were
+/// taken in.
+public struct StepsAdded: Equatable, Sendable {
+    /// The second's offset in its session.
+    public var offsetSeconds: Int
+    public var steps: Int
+
+    public init(offsetSeconds: Int, steps: Int) {
+        self.offsetSeconds = offsetSeconds
+        self.steps = steps
+    }
+
+    /// Steps by the second they were taken in (`[0]` in the second at `newestOffset`, `[n]`
+    /// n seconds before it) as additions to a session's seconds. Steps taken before the
+    /// session's first second (offset 0) are not the session's and are left out.
+    public static func toSeconds(_ stepsBySecondsAgo: some Sequence<Int>, newestOffset: Int) -> [StepsAdded] {
+        var added: [StepsAdded] = []
+        for (age, steps) in stepsBySecondsAgo.enumerated() where steps != 0 && newestOffset - age >= 0 {
+            added.append(StepsAdded(offsetSeconds: newestOffset - age, steps: steps))
+        }
+        return added
+    }
+}
+
 /// Running totals of a session's seconds: the one place a summary is computed from rows.
 public struct SessionTally: Equatable, Sendable {
     public private(set) var seconds = 0
@@ -191,6 +217,11 @@ public struct SessionTally: Equatable, Sendable {
             maximumHeartRateBPM = max(maximumHeartRateBPM ?? bpm, bpm)
         }
         if let kilocalories { self.kilocalories = (self.kilocalories ?? 0) + kilocalories }
+    }
+
+    /// Adds steps to seconds already counted (the step counter releases them late).
+    public mutating func add(_ added: [StepsAdded]) {
+        for addition in added { steps += addition.steps }
     }
 
     public var averageHeartRateBPM: Double? {

@@ -68,9 +68,12 @@ public struct Synchronizer {
         /// The session being fetched when the cut came, with the bytes kept for the next sync.
         public var partial: (bandSessionID: Int64, bytes: Int, of: Int)?
 
-        public var description: String {
-            var text = "sync interrupted: \(cause). Kept \(result.pulled.count) new session\(result.pulled.count == 1 ? "" : "s")"
-            if let partial {
+        public var description: String { "sync interrupted: \(cause). \(kept)" }
+
+        /// What this sync kept, and where the next one resumes.
+        public var kept: String {
+            var text = "Kept \(result.pulled.count) new session\(result.pulled.count == 1 ? "" : "s")"
+            if let partial, partial.bytes > 0 {
                 text += "; band session \(partial.bandSessionID): \(partial.bytes) of \(partial.of) bytes kept, the next sync resumes there"
             }
             return text + "."
@@ -187,6 +190,7 @@ public struct Synchronizer {
             }
         }
         let resumed = bytes.count
+        current = (entry.id, bytes.count, entry.dataLength)
         var savedAt = bytes.count
         func keep() throws {
             guard bytes.count > savedAt else { return }

@@ -23,7 +23,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS")
+    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS [SOURCE] | handshakes replay|forged limited|open COUNT | replay-flood HOST:PORT LAPTOP_DB RATE SECONDS")
 }
 
 switch command {
@@ -115,40 +115,22 @@ case "relay":
     // Two pseudo-terminal pairs joined by a relay that passes at most BAUD/10 bytes a second
     // each way, as a serial line at that rate would (8N1: 10 bits a byte).
     guard arguments.count == 2, let baud = Int(arguments[1]) else { fail("relay BAUD") }
-    let a = try PseudoTerminalPair.open(), b = try PseudoTerminalPair.open()
-    print(a.subordinatePath)
-    print(b.subordinatePath)
+    let relay = try SerialLineRelay(bytesPerSecond: Double(baud) / 10)
+    print(relay.paths.0)
+    print(relay.paths.1)
     fflush(nil)
-    let bytesPerSecond = Double(baud) / 10
-    let clock = SystemClock()
-    var credit = [0.0, 0.0]
-    var last = clock.nowSeconds
-    var pending: [[UInt8]] = [[], []]
-    let ends = [a.controller, b.controller]
-    while true {
-        let now = clock.nowSeconds
-        for i in 0 ..< 2 { credit[i] = min(credit[i] + (now - last) * bytesPerSecond, bytesPerSecond * 0.01 + 64) }
-        last = now
-        for i in 0 ..< 2 {
-            if pending[i].count < 4096, let bytes = try? ends[i].read(maxCount: 4096, timeoutSeconds: 0), !bytes.isEmpty {
-                pending[i] += bytes
-            }
-            let allowed = min(pending[i].count, Int(credit[i]))
-            if allowed > 0, let written = try? ends[1 - i].writeAvailable(pending[i][..<allowed]), written > 0 {
-                pending[i].removeFirst(written)
-                credit[i] -= Double(written)
-            }
-        }
-        _ = waitForReadable(ends.map(\.pollDescriptor), timeoutSeconds: 0.001)
-    }
+    relay.run()
 
 case "flood":
-    // CONNECTIONS peers for SECONDS: each reconnects over and over and sends, in turn, random
-    // bytes, pairing handshakes (the band is not in pairing mode), connect handshakes with an
-    // unpaired key, a frame header that never finishes, or nothing at all (an idle socket).
-    guard arguments.count == 4, let target = HostPort(parsing: arguments[1]), let count = Int(arguments[2]), let seconds = Double(arguments[3]) else {
-        fail("flood HOST:PORT CONNECTIONS SECONDS")
+    // CONNECTIONS peers for SECONDS, from SOURCE when given: each reconnects over and over and
+    // sends, in turn, random bytes, pairing handshakes (the band is not in pairing mode),
+    // connect handshakes with an unpaired key, a frame header that never finishes, or nothing
+    // at all (an idle socket).
+    guard (4 ... 5).contains(arguments.count), let target = HostPort(parsing: arguments[1]), let count = Int(arguments[2]),
+          let seconds = Double(arguments[3]) else {
+        fail("flood HOST:PORT CONNECTIONS SECONDS [SOURCE]")
     }
+    let source = arguments.count == 5 ? arguments[4] : nil
     let clock = SystemClock()
     let end = clock.nowSeconds + seconds
     var generator = SystemRandomNumberGenerator()
@@ -160,7 +142,7 @@ case "flood":
             let now = clock.nowSeconds
             if sockets[i] == nil || now - sockets[i]!.since > 3 {
                 sockets[i]?.stream.close()
-                guard let stream = try? TCPConnection.connect(to: target, timeoutSeconds: 1) else { sockets[i] = nil; continue }
+                guard let stream = try? TCPConnection.connect(to: target, timeoutSeconds: 1, from: source) else { sockets[i] = nil; continue }
                 sockets[i] = (stream, turn % 5, now)
                 turn += 1
                 connects += 1
@@ -199,6 +181,99 @@ case "flood":
     }
     print("flood: \(connects) connections, \(sent) bytes sent, \(refusals) refusals received")
 
+case "replay-flood":
+    // An eavesdropper's attack: the paired laptop's IK message 1 (made here with the key in
+    // LAPTOP_DB: what a recording of its sync holds) sent RATE times a second for SECONDS, each
+    // on a new connection (108 bytes), from SOURCE when given; nothing read back.
+    guard (5 ... 6).contains(arguments.count), let target = HostPort(parsing: arguments[1]), let rate = Double(arguments[3]),
+          let seconds = Double(arguments[4]) else { fail("replay-flood HOST:PORT LAPTOP_DB RATE SECONDS [SOURCE]") }
+    let laptop = try CompanionStore(path: arguments[2])
+    let key = try NoiseKeyPair(privateKey: try laptop.laptopPrivateKey { fail("\(arguments[2]) has no laptop key") })
+    guard let band = try laptop.pairedBands().first else { fail("\(arguments[2]) is paired with no band") }
+    var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
+                                            localStaticKey: key, remoteStaticKey: band.publicKey)
+    let recorded = Framing.frame(.connect, try handshake.writeMessage(payload: []).message)
+    let source = arguments.count == 6 ? arguments[5] : nil
+    let clock = SystemClock()
+    let start = clock.nowSeconds
+    var sent = 0, failed = 0
+    while clock.nowSeconds - start < seconds {
+        if Double(sent + failed) >= (clock.nowSeconds - start) * rate {
+            usleep(200)
+            continue
+        }
+        do {
+            let socket = try TCPConnection.connect(to: target, timeoutSeconds: 1, from: source)
+            try socket.write(recorded)
+            socket.close()
+            sent += 1
+        } catch {
+            failed += 1
+        }
+    }
+    let elapsed = clock.nowSeconds - start
+    print("replay flood: \(sent) connections of \(recorded.count) bytes in " + String(format: "%.1f s (%.0f a second)", elapsed, Double(sent) / elapsed)
+          + (failed > 0 ? ", \(failed) connects failed" : ""))
+
+case "handshakes":
+    // The band's side of COUNT connect handshakes in this process, for callgrind (scripts/
+    // bench-sync counts `answerHandshakes` only): `replay`, one paired laptop's IK message 1 sent
+    // COUNT times; `forged`, COUNT messages from new keys (not paired), made beforehand. With
+    // `limited`, the band's handshake limits decide, all at one instant from one address;
+    // without, every message is worked on (the band before the limits).
+    guard arguments.count == 4, ["replay", "forged"].contains(arguments[1]), ["limited", "open"].contains(arguments[2]),
+          let count = Int(arguments[3]) else { fail("handshakes replay|forged limited|open COUNT") }
+    let host = BenchBandHost(limited: arguments[2] == "limited")
+    let laptop = NoiseKeyPair.generate()
+    host.paired = laptop.publicKey
+    func connectMessage(from key: NoiseKeyPair) throws -> [UInt8] {
+        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
+                                                localStaticKey: key, remoteStaticKey: host.staticKeyPair.publicKey)
+        return Framing.frame(.connect, try handshake.writeMessage(payload: []).message)
+    }
+    let frames = arguments[1] == "replay" ? Array(repeating: try connectMessage(from: laptop), count: count)
+                                          : try (0 ..< count).map { _ in try connectMessage(from: .generate()) }
+    let (keyWork, answers) = answerHandshakes(frames, host: host)
+    print("\(count) \(arguments[1]) handshakes, \(arguments[2]): key work on \(keyWork), answers \(answers)")
+
 default:
     fail("unknown command \(command)")
+}
+
+/// A band for `handshakes`: one paired laptop, the band's handshake limits or none.
+final class BenchBandHost: BandLinkHost {
+    let staticKeyPair = NoiseKeyPair.generate()
+    var paired: [UInt8] = []
+    private var gate: HandshakeGate?
+    init(limited: Bool) { gate = limited ? HandshakeGate(now: 0) : nil }
+    func bandIdentity() -> (id: String, name: String) { ("bench", "Bench band") }
+    func isPaired(laptopKey: [UInt8]) -> Bool { laptopKey == paired }
+    func pairingMethod() -> PairingMethod? { nil }
+    func pairingBegan(connection: Int, laptopKey: [UInt8], laptopName: String, codes: PairingCodes, method: PairingMethod) {}
+    func pairingVerdict(connection: Int, accepted: Bool) -> SyncMessage.PairingState { .declined }
+    func pairingState(connection: Int) -> SyncMessage.PairingState { .declined }
+    func pairingEnded(connection: Int) {}
+    func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage { .failure(code: .badRequest, message: "bench") }
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal? {
+        gate?.refusal(address: "bench", kind: kind, message: message, now: now)
+    }
+    func pairedLaptopConnected(connection: Int, message: [UInt8]) { gate?.remember(connectMessage: message) }
+}
+
+/// Each frame on a fresh connection of the band; the key work done and the answers by kind.
+@inline(never)
+func answerHandshakes(_ frames: [[UInt8]], host: BenchBandHost) -> (keyWork: Int, answers: [String: Int]) {
+    var keyWork = 0
+    var answers: [String: Int] = [:]
+    for (id, frame) in frames.enumerated() {
+        let connection = BandLinkConnection(id: id, host: host, now: 0)
+        connection.receive(frame, now: 0)
+        keyWork += connection.handshakeKeyWork
+        var decoder = FrameDecoder()
+        for case .frame(let kind, let payload) in decoder.feed(Array(connection.output)) {
+            let name = kind == FrameKind.refusal.rawValue ? Refusal(payload: payload).code.name : (FrameKind(rawValue: kind).map { "\($0)" } ?? "?")
+            answers[name, default: 0] += 1
+        }
+    }
+    return (keyWork, answers)
 }

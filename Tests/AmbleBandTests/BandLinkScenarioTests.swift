@@ -227,7 +227,7 @@ struct BandLinkScenarioTests {
         #expect(try run.band.store.setting(.reductionPercent) == "25")
         #expect(try run.band.store.clockOffsetSeconds() > 7190, "kept across restarts")
         guard case .settings(let all) = answers[3] else { Issue.record("\(answers[3])"); return }
-        #expect(all.map(\.key) == BandSetting.allCases.map(\.rawValue))
+        #expect(all.map(\.key) == BandSetting.allCases.map(\.rawValue) + LaptopSetting.allCases.map(\.rawValue), "the wearer's settings, then the laptop's own")
     }
 
     @Test func deleteAllWaitsForTheWearer() throws {

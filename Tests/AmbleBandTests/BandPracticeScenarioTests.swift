@@ -104,7 +104,9 @@ struct BandPracticeScenarioTests {
         #expect(second.band.screenShown == .notice(title: "Walk saved", detail: "The band lost power; your walk was kept"))
         let sessions = try second.band.store.finishedSessions()
         #expect(sessions.map(\.summary.kind) == [.calibration, .mindfulWalk])
-        #expect((sessions.last?.summary.steps ?? 0) > 20)
+        // About 25 s walked at 86 steps/min, the last 10 s still in the counter when the power went
+        // (the steps of the countdown before it are not the walk's).
+        #expect((sessions.last?.summary.steps ?? 0) > 15)
     }
 
     /// Settings > Heart rate (the seventh entry) > off, from the menu.
@@ -162,7 +164,7 @@ struct BandPracticeScenarioTests {
         guard case .menu = run.band.screenShown else { Issue.record("still showing: \(run.band.screenShown)"); return }
         let reminders = run.band.practice.reminders
         state = reminders.state
-        let snoozedUntil = try #require(state.snoozedUntilUnixSeconds)
+        let snoozedUntil = try #require(state.items[ReminderSchedule.Reminder.wearerID]?.snoozedUntilUnixSeconds)
         #expect(abs(snoozedUntil - (run.band.unixSeconds + 900)) < 3)
         dataDirectory = run.directory + "/band"
         run.band.shutDown()
@@ -175,6 +177,20 @@ struct BandPracticeScenarioTests {
         #expect(second.band.practice.reminders.state == state)
         second.run(seconds: 120)
         guard case .menu = second.band.screenShown else { Issue.record("the reminder came twice: \(second.band.screenShown)"); return }
+    }
+
+    @Test func aReminderScheduleKeptByAnEarlierBuildIsTheWearers() throws {
+        // Earlier builds kept the one reminder's state as "lastDay snoozedUntil".
+        let directory = NSTemporaryDirectory() + "amble-legacy-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do {
+            let store = try BandStore(path: directory + "/band.sqlite")
+            try store.set(.reminders, to: "on")
+            try store.setInternalValue("reminder_state", "20454 1767226600.5")
+        }
+        let run = try ScenarioRun(script: "", options: { $0.dataDirectory = directory })
+        #expect(run.band.practice.reminders.state.items == [ReminderSchedule.Reminder.wearerID: .init(lastDay: 20454, snoozedUntilUnixSeconds: 1767226600.5)])
     }
 }
 

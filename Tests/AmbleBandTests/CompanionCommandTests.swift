@@ -111,6 +111,18 @@ struct CompanionCommandTests {
         }
     }
 
+    @Test func settingsASyncOwnsAreNotSetByHand() {
+        #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["band", "settings", "get", "study_reminder"]) }
+        for (key, owner) in [("goal_progress", "from this laptop's goals"), ("study_reminder", "from the study joined here")] {
+            do {
+                _ = try AmbleCommand.parseAsRoot(["band", "settings", "set", key, "off"])
+                Issue.record("\(key) was accepted")
+            } catch {
+                #expect(AmbleCommand.message(for: error).contains("\(key) is set by amble sync \(owner)"))
+            }
+        }
+    }
+
     @Test func analyzeStepsCountsASynthesizedWalkAndReportsBadLines() throws {
         var text = "time_s,x_g,y_g,z_g\n"
         let wearer = SyntheticWalkFile(cadence: 100, seconds: 60)
@@ -130,6 +142,9 @@ struct CompanionCommandTests {
         #expect(releases.reduce(0) { $0 + $1.steps } == result.steps)
         #expect(releases.last?.totalSteps == result.steps)
         #expect(zip(releases, releases.dropFirst()).allSatisfy { $0.timeSeconds <= $1.timeSeconds })
+        // Each says when its steps were taken: before they came out, one stretch after another.
+        #expect(releases.allSatisfy { $0.takenFromSeconds <= $0.takenThroughSeconds && $0.takenThroughSeconds <= $0.timeSeconds })
+        #expect(zip(releases, releases.dropFirst()).allSatisfy { $0.takenThroughSeconds <= $1.takenFromSeconds + 1e-9 })
         #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["analyze", "steps", path, "--json", "--trace"]) }
 
         try (text + "61.0,0.1,oops,0.9\n").write(toFile: path, atomically: true, encoding: .utf8)

@@ -5,9 +5,9 @@ import ArgumentParser
 import Foundation
 import Testing
 
-/// `amble export`: the formats without I/O, the selection and the writer, and (when
-/// ../shared/reference, xmllint and Python's jsonschema are there) the files against the
-/// official schemas.
+/// `amble export`: the formats without I/O, the selection and the writer, and the files against
+/// the official schemas: Open mHealth's, which the project carries (with Python's jsonschema),
+/// and Garmin's TCX schema when ../shared/reference and xmllint are there.
 struct ExportTests {
     /// A 90-second walk: 2 steps a second, over the limit from second 60 with an alert at 62,
     /// paused at seconds 30...34, no heart rate in the first 5 seconds; and a 10-second
@@ -139,7 +139,7 @@ struct ExportTests {
         #expect(xml.contains("<ax:Steps>60</ax:Steps>") && xml.contains("<ax:Steps>110</ax:Steps>"))
         #expect(xml.contains("<ax:RunCadence>42</ax:RunCadence>"), "84 steps/min is 42 strides/min")
         #expect(xml.contains("<Calories>3</Calories>") && xml.contains("<Calories>5</Calories>"), "7.5 kcal shared by steps: 2.6 and 4.9, adding up to 8")
-        #expect(xml.contains("<Notes>Amble mindful walk: 170 steps; pace limit 88 steps/min (20 % under the calibrated 110); 1 alert; within the limit 65 % of the walking time; 1 pause, 5 s</Notes>"))
+        #expect(xml.contains("<Notes>Walking (Amble mindful walk): 170 steps; pace limit 88 steps/min (20 % under the calibrated 110); 1 alert; within the limit 65 % of the walking time; 1 pause, 5 s</Notes>"))
         // Element order inside a trackpoint: Time, DistanceMeters, HeartRateBpm, Extensions.
         #expect(xml.contains("""
             <Time>2026-01-01T00:00:05Z</Time>
@@ -150,25 +150,30 @@ struct ExportTests {
     }
 
     @Test func tcxCaloriesAddUpAndValuesStayInRange() {
-        #expect(TCXExport.shares(of: 7.5, by: [60, 110]) == [3, 5])
-        #expect(TCXExport.shares(of: 10, by: [1, 1, 1]) == [3, 4, 3])
-        #expect(TCXExport.shares(of: 2, by: [0, 0]) == [1, 1])
-        #expect(TCXExport.shares(of: 5, by: []) == [])
+        #expect(apportion(8, by: [60, 110]) == [3, 5])
+        #expect(apportion(10, by: [1, 1, 1]) == [3, 4, 3])
+        #expect(apportion(2, by: [0, 0]) == [1, 1])
+        #expect(apportion(5, by: []) == [])
         #expect(TCXExport.heartRate(0.2) == 1)
         #expect(TCXExport.heartRate(300) == 255)
         #expect(TCXExport.strides(600) == 254)
         #expect(XMLWriter.escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;")
     }
 
-    @Test func tcxLapsKeepTheStepsReleasedDuringAPause() {
-        // Paused at the start (1 step), at 3...4 (3 steps) and at the end (2 steps).
+    @Test func lapsKeepTheStepsTakenDuringAPause() throws {
+        // Paused at the start (1 step), at 3...4 (3 steps) and at the end (2 steps): a pause's
+        // steps count in the lap after it, the last pause's in the last lap.
         let paused: Set<Int> = [0, 3, 4, 7]
         let steps = [1, 2, 2, 1, 2, 2, 2, 2]
-        let seconds = steps.indices.map { SessionSecond(offsetSeconds: $0, steps: steps[$0], cadenceStepsPerMinute: 100, paused: paused.contains($0)) }
-        let laps = TCXExport.laps(seconds)
-        #expect(laps.map { $0.seconds.map(\.offsetSeconds) } == [[1, 2], [5, 6]])
-        #expect(laps.map(\.pausedSteps) == [1 + 3, 2])
+        var walk = try #require(try Self.fixture().1.last)
+        walk.seconds = steps.indices.map { SessionSecond(offsetSeconds: $0, steps: steps[$0], cadenceStepsPerMinute: 100, paused: paused.contains($0)) }
+        let laps = WalkActivity(walk).laps
+        #expect(laps.map { $0.points.map(\.second.offsetSeconds) } == [[1, 2], [5, 6]])
+        #expect(laps.map(\.steps) == [1 + 2 + 2, 1 + 2 + 2 + 2 + 2])
         #expect(laps.reduce(0) { $0 + $1.steps } == steps.reduce(0, +), "the laps add up to the walk's steps")
+        // Distance so far at each second walked (0.7 m steps): after the pause, its steps too.
+        #expect(laps.flatMap(\.points).map { ($0.distanceMeters / 0.7).rounded() } == [3, 5, 10, 14])
+        #expect(laps.map(\.startDistanceMeters) == [0, 5 * 0.7])
     }
 
     @Test func tcxWalkWithNothingButPausesStillHasALap() throws {
@@ -228,7 +233,7 @@ struct ExportTests {
 
     @Test func exportIsListedAndItsInputChecked() {
         #expect(AmbleCommand.helpMessage().contains("  export "))
-        #expect(AmbleCommand.helpMessage(for: ExportCommand.self).contains("--format <format>       The format to write. (values: csv, openmhealth, tcx,\n                          raw)"))
+        #expect(AmbleCommand.helpMessage(for: ExportCommand.self).contains("--format <format>       The format to write. (values: csv, openmhealth, tcx,\n                          fit, raw)"))
         #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["export", "--format", "csv", "1", "latest"]) }
         #expect(throws: Never.self) { try AmbleCommand.parseAsRoot(["export", "--format", "tcx", "--since", "2026-01-05", "--out", "x"]) }
         for bad in [["export"], ["export", "--format", "gpx"], ["export", "--format", "csv", "x1"], ["export", "--format", "csv", "--since", "soon"],
@@ -297,7 +302,7 @@ struct ExportTests {
     }
 
     static let python: String? = {
-        // The first python3 on PATH that has jsonschema (validate.py needs it).
+        // The first python3 on PATH that has jsonschema (scripts/check-openmhealth needs it).
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
         for folder in path.split(separator: ":") {
             let candidate = "\(folder)/python3"
@@ -320,14 +325,16 @@ struct ExportTests {
         #expect(status == 0, "\(output)")
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: reference + "/openmhealth/validate.py") && python != nil,
-                   "needs ../shared/reference/openmhealth and python3 with jsonschema"))
+    /// The project's own checker, over the Open mHealth schemas it carries (Tests/Reference/openmhealth).
+    static let openMHealthChecker = repositoryPath("scripts/check-openmhealth")
+
+    @Test(.enabled(if: python != nil, "needs python3 with jsonschema (scripts/setup python3-jsonschema)"))
     func openMHealthValidatesAgainstTheOfficialSchemas() throws {
         let (_, sessions) = try Self.fixture()
         let path = NSTemporaryDirectory() + "amble-\(UUID().uuidString).json"
         try OpenMHealthExport.file(sessions).contents.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (status, output) = try Self.run(Self.python!, [Self.reference + "/openmhealth/validate.py", path])
+        let (status, output) = try Self.run(Self.python!, [Self.openMHealthChecker, path])
         #expect(status == 0, "\(output.split(separator: "\n").filter { !$0.hasPrefix("ok") }.prefix(20).joined(separator: "\n"))")
         #expect(output.split(separator: "\n").filter { $0.hasPrefix("ok") }.count == 3 + 85 + 1)
     }

@@ -38,8 +38,9 @@ struct PowerCutScenarioTests {
         let reopened = try BandStore(path: cut.directory + "/band/band.sqlite")
         #expect(reopened.recovery.walksClosed == 1)
         let recovered = try #require(try reopened.finishedSessions().last?.summary)
-        let stored = try #require(try reopened.session(id: try reopened.finishedSessions().last!.id)).seconds.count
-        #expect(stored == walkSeconds)
+        let rows = try #require(try reopened.session(id: try reopened.finishedSessions().last!.id)).seconds
+        #expect(rows.count == walkSeconds)
+        #expect(rows.reduce(0) { $0 + $1.steps } == recovered.steps, "the steps the counter held are in the seconds they were taken in")
 
         let clean = try ScenarioRun(script: steadyWalkScript)
         _ = try walkUnderWay(clean, walkSeconds: walkSeconds)

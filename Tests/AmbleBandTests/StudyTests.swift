@@ -289,12 +289,19 @@ struct StudyRulesTests {
         #expect(running??.text == "Study: Evening check-in")
         let over = StudyRules.reminder(s, now: at("2026-03-17T12:00:00+01:00"), time: berlin, submissions: [], walks: [])
         #expect(over != nil && over! == nil, "nothing asks for a reminder after the study")
-        // Only the study's own reminder is turned off.
-        #expect(StudyReminderPush.changes(wanted: .some(nil), current: ["reminders": "on", "reminder_text": "Study: Evening check-in"]).map(\.value) == ["off"])
-        #expect(StudyReminderPush.changes(wanted: .some(nil), current: ["reminders": "on", "reminder_text": "Walk after lunch"]).isEmpty)
-        let changes = StudyReminderPush.changes(wanted: running, current: ["reminders": "off", "reminder_time": "20:00", "reminder_days": "daily"])
-        #expect(changes.map(\.key.rawValue) == ["reminder_text", "reminders"])
-        #expect(StudyReminderPush.changes(wanted: nil, current: [:]).isEmpty, "a study without reminders leaves the band's alone")
+        // The laptop's own study_reminder, never the wearer's reminder.
+        let wearers = ["reminders": "on", "reminder_time": "19:30", "reminder_text": "Walk after dinner", "study_reminder": "off"]
+        #expect(try StudyReminderPush.changes(wanted: running, current: wearers).map { "\($0.key)=\($0.value)" } == ["study_reminder=20:00 Study: Evening check-in"])
+        #expect(try StudyReminderPush.changes(wanted: running, current: wearers.merging(["study_reminder": "20:00 Study: Evening check-in"]) { $1 }).isEmpty)
+        #expect(try StudyReminderPush.changes(wanted: .some(nil), current: wearers.merging(["study_reminder": "20:00 Study: Evening check-in"]) { $1 })
+            .map { "\($0.key)=\($0.value)" } == ["study_reminder=off"])
+        #expect(try StudyReminderPush.changes(wanted: nil, current: wearers).isEmpty, "no study with reminders: off already")
+        // A study reminder an earlier amble put in the wearer's place is turned off once.
+        let legacy = ["reminders": "on", "reminder_text": "Study: Evening check-in", "study_reminder": "off"]
+        #expect(try StudyReminderPush.changes(wanted: .some(nil), current: legacy).map { "\($0.key)=\($0.value)" } == ["reminders=off"])
+        // A band of an older build has no study_reminder: it is not set there, the wearer's is not touched.
+        #expect(throws: StudyReminderPush.BandTooOld.self) { try StudyReminderPush.changes(wanted: running, current: ["reminders": "on"]) }
+        #expect(try StudyReminderPush.changes(wanted: .some(nil), current: ["reminders": "on"]).isEmpty)
     }
 }
 

@@ -43,6 +43,31 @@ struct TCPTests {
         #expect(try accepted.read(maxCount: 16, timeoutSeconds: 2) == nil, "a closed peer reads as nil")
     }
 
+    /// The host of a peer connecting from `source` to a listener on `listening`: what the band's
+    /// handshake limits count a TCP peer by.
+    func acceptedPeer(listening: String, from source: String) throws -> TCPConnection {
+        let listener = try TCPListener(bindingTo: HostPort(host: listening, port: 0))
+        let client = try TCPConnection.connect(to: listener.boundAddress, from: source)
+        defer { client.close() }
+        var server: TCPConnection?
+        for _ in 0..<100 where server == nil {
+            server = try listener.accept()
+            if server == nil { _ = waitForReadable([listener.pollDescriptor], timeoutSeconds: 0.05) }
+        }
+        return try #require(server)
+    }
+
+    @Test func aPeersHostIsItsAddressWithoutThePort() throws {
+        let peer = try acceptedPeer(listening: "127.0.0.1", from: "127.0.0.2")
+        #expect(peer.peerHost == "127.0.0.2")
+        #expect(peer.peerName.hasPrefix("127.0.0.2:") && peer.peerName != peer.peerHost, "the name keeps the port")
+    }
+
+    @Test(.enabled(if: (try? TCPListener(bindingTo: HostPort(host: "::1", port: 0))) != nil, "this host has no IPv6 loopback"))
+    func anIPv6PeersHostIsItsWholeAddress() throws {
+        #expect(try acceptedPeer(listening: "::1", from: "::1").peerHost == "0:0:0:0:0:0:0:1")
+    }
+
     @Test func refusedConnectionSaysWhatToDo() throws {
         // Bind then close to find a port nothing listens on.
         let port = try TCPListener(bindingTo: HostPort(host: "127.0.0.1", port: 0)).boundAddress.port

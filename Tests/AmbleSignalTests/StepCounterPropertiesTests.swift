@@ -53,7 +53,7 @@ struct StepCounterPropertiesTests {
         #expect(!counter.isWalking && counter.cadenceStepsPerMinute == 0)
     }
 
-    @Test("the steps pending are what finish would release at that moment")
+    @Test("the steps pending are what finish would release at that moment, and when they were taken")
     func pendingSteps() {
         let recording = SyntheticActivities.render([.still(seconds: 3), .walking(cadenceStepsPerMinute: 100, seconds: 40), .still(seconds: 15)],
                                                    sampling: .init(rateHz: 25, jitterFraction: 0.1), seed: 4)
@@ -65,7 +65,7 @@ struct StepCounterPropertiesTests {
             guard row.timeSeconds >= nextCheck else { continue }
             nextCheck += 1
             var ended = counter
-            #expect(counter.pendingSteps == ended.finish(), "at \(row.timeSeconds) s")
+            #expect(counter.pendingRelease == ended.finishTimed(), "at \(row.timeSeconds) s: the same steps, taken over the same stretch")
             pendingSeen = max(pendingSeen, counter.pendingSteps)
         }
         #expect(pendingSeen > 10, "a walk under way holds about its last 10 s")

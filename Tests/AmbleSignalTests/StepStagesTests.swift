@@ -200,18 +200,29 @@ struct StepStagesTests {
     @Test("a walk starts after the rhythm holds, counts from where the movement began, and ends where it fades")
     func walkFromFrames() {
         var tracker = WalkTracker(parameters: .standard, hopSeconds: 1)
-        var released = 0
+        var releases: [StepRelease] = []
         // Walking from 10 s to 70 s at a stride of 1.2 s (100 steps/min); windows of 10 s,
         // each frame's centre 5 s before its end.
-        for end in stride(from: 10.0, through: 90, by: 1) {
+        for end in stride(from: 10.0, through: 91, by: 1) {
             let centre = end - 5
             let walking = centre > 12 && centre < 68
             let f = walking ? frame(centre, base: 1.2, periodicity: 0.8, vote: 1) : frame(centre, base: nil, periodicity: 0, vote: 0, rms: 0.01, followed: 0)
-            released += tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            let steps = end > 90 ? tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70)) : tracker.process(f, envelope: envelope(newest: end, from: 10, to: 70))
+            if steps > 0 {
+                #expect(tracker.lastRelease.steps == steps)
+                releases.append(tracker.lastRelease)
+            }
         }
-        released += tracker.finish(envelope: envelope(newest: 90, from: 10, to: 70))
+        let released = releases.reduce(0) { $0 + $1.steps }
         #expect(abs(released - 100) <= 3, "released \(released) of 100")
         #expect(!tracker.isWalking)
+        // Each release says when its steps were taken: together they tile the walk, 10 s to
+        // 70 s, at its rate (1 every 0.6 s), although the first came out well after 10 s.
+        #expect(abs(releases[0].fromSeconds - 10) <= 1 && abs(releases.last!.throughSeconds - 70) <= 1, "\(releases.first!) ... \(releases.last!)")
+        #expect(zip(releases, releases.dropFirst()).allSatisfy { $0.throughSeconds == $1.fromSeconds })
+        for release in releases.dropLast() where release.throughSeconds - release.fromSeconds >= 3 {
+            #expect(abs(Double(release.steps) - (release.throughSeconds - release.fromSeconds) / 0.6) <= 1.5, "\(release)")
+        }
     }
 
     @Test("fewer than the minimum steps are not a walk")

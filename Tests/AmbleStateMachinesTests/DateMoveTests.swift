@@ -53,7 +53,7 @@ struct DateMoveTests {
         for move in [-86_400.0, 7_200] {
             var schedule = ReminderSchedule(settings: values)
             let now = 1_767_225_600.0
-            schedule.snooze(minutes: 15, unixSeconds: now)
+            schedule.snooze(ReminderSchedule.Reminder.wearerID, minutes: 15, unixSeconds: now)
             schedule.dateMoved(bySeconds: move)
             #expect(schedule.due(unixSeconds: now + move + 14 * 60, utcOffsetSeconds: 0) == nil, "moved \(move) s: not due before its 15 minutes")
             #expect(schedule.due(unixSeconds: now + move + 15 * 60, utcOffsetSeconds: 0) != nil, "moved \(move) s: due after them")

@@ -47,7 +47,7 @@ struct PracticeDriver {
     }
 
     var recordedSeconds: [SessionSecond] {
-        actions.compactMap { if case .recordSecond(let r, _) = $0 { return r } else { return nil } }
+        actions.compactMap { if case .recordSecond(let r, _, _) = $0 { return r } else { return nil } }
     }
 
     var discards: Int { actions.filter { $0 == .discardSession }.count }

@@ -54,6 +54,15 @@ final class TestBandHost: BandLinkHost {
 
     func pairingEnded(connection: Int) {}
 
+    /// The band's handshake limits, when a test asks for them (every peer is "test peer").
+    var gate: HandshakeGate?
+
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal? {
+        gate?.refusal(address: "test peer", kind: kind, message: message, now: now)
+    }
+
+    func pairedLaptopConnected(connection: Int, message: [UInt8]) { gate?.remember(connectMessage: message) }
+
     func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage {
         switch request {
         case .hello:

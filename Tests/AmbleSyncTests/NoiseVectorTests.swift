@@ -2,28 +2,26 @@
 import Foundation
 import Testing
 
-/// The published Noise test vectors (`../shared/reference/noise/`, see its README.md):
-/// cacophony's, from an independent Haskell implementation, and snow's. Every
-/// `Noise_*_25519_ChaChaPoly_SHA256` vector is run, initiator and responder with the
-/// vector's fixed keys, each handshake and transport message compared byte for byte.
+/// The published Noise test vectors of the one cipher suite Amble uses, carried in
+/// `Tests/Reference/noise/` (see its README.md): cacophony's, from an independent Haskell
+/// implementation, and snow's. Every `Noise_*_25519_ChaChaPoly_SHA256` vector is run,
+/// initiator and responder with the vector's fixed keys, each handshake and transport message
+/// compared byte for byte.
 struct NoiseVectorTests {
     static let suffix = "_25519_ChaChaPoly_SHA256"
     static let directory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/reference/noise").standardized
-    static let available = FileManager.default.fileExists(atPath: directory.appendingPathComponent("cacophony.txt").path)
+        .appendingPathComponent("Tests/Reference/noise").standardized
 
-    @Test(.enabled(if: available, "Noise vectors not found in ../shared/reference/noise; skipped"))
-    func cacophonyVectorsPass() throws {
-        let passed = try runAll(file: "cacophony.txt")
+    @Test func cacophonyVectorsPass() throws {
+        let passed = try runAll(file: "cacophony-25519-chachapoly-sha256.json")
         // 59 patterns: 15 fundamental, 21 with one PSK, 23 deferred.
         #expect(passed.values.reduce(0, +) == 59)
         for pattern in ["XX", "IK", "KK"] { #expect(passed[pattern] == 1, "\(pattern)") }
     }
 
-    @Test(.enabled(if: available, "Noise vectors not found in ../shared/reference/noise; skipped"))
-    func snowVectorsPass() throws {
-        let passed = try runAll(file: "snow.txt")
+    @Test func snowVectorsPass() throws {
+        let passed = try runAll(file: "snow-25519-chachapoly-sha256.json")
         // 51 patterns: 15 fundamental, 13 with several PSKs, 23 deferred.
         #expect(passed.values.reduce(0, +) == 51)
         for pattern in ["XX", "IK", "KK"] { #expect(passed[pattern] == 1, "\(pattern)") }

@@ -42,7 +42,7 @@ public enum BandAssembly {
         settings.calibrationDistanceMeters = board.practice.calibrationDistanceMeters
         let machine = PracticeMachine(settings: settings, values: values, calibration: try store.loadCalibration(),
                                       defaultStepLengthMeters: GaitModel.defaultStepLengthMeters(heightMeters: heightMeters))
-        let practice = BandPractice(machine: machine, reminders: ReminderSchedule(settings: values, state: recorder.reminderState()),
+        let practice = BandPractice(machine: machine, studyReminders: recorder.studyReminders(), reminderState: recorder.reminderState(),
                                     startNotice: startNotice(store.recovery, logger: logger))
 
         recorder.prepareStoredSessionsForSync()

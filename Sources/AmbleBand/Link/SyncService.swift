@@ -17,6 +17,8 @@ protocol SyncServiceDelegate: AnyObject {
     func setClock(unixSeconds: Double) -> SyncMessage
     /// A setting changed from the laptop: the band applies what it can at once.
     func settingChanged(_ setting: BandSetting, to value: String)
+    /// A laptop changed one of its own settings (`LaptopSetting`): its study's reminder.
+    func laptopSettingChanged(_ setting: LaptopSetting, to value: String)
 }
 
 /// The band's side of sync: serves paired laptops over TCP (a few at once) and a serial line
@@ -47,6 +49,8 @@ final class SyncService: BandLinkHost {
         var endedAt: Double?
         /// The stream failed or hung up (a serial line is then reopened).
         var failed = false
+        /// A paired laptop proved itself on it, and the handshake limits know its address.
+        var trusted = false
     }
 
     private struct Pairing {
@@ -70,6 +74,14 @@ final class SyncService: BandLinkHost {
     private var nextConnectionID = 1
     private let logger: Logger
     private var now = 0.0
+    /// Bounds the key work handshakes cost (docs/protocol.md, Handshake limits).
+    private var gate: HandshakeGate
+    /// Each connection's peer, as the handshake limits count it.
+    private var connectionAddresses: [Int: String] = [:]
+    /// Key work of the connections that ended, and the refusals not yet in the log.
+    private var endedKeyWork = 0
+    private var unloggedRefusals: [HandshakeGate.Verdict: Int] = [:]
+    private var refusalsLoggedAt = -Double.infinity
 
     /// Pairing mode, opened and closed by the wearer's prompt.
     var isPairingModeOpen = false
@@ -82,7 +94,7 @@ final class SyncService: BandLinkHost {
     private var cachedData: (id: Int64, bytes: [UInt8])?
 
     init(store: BandStore, staticKeyPair: NoiseKeyPair, hasDisplay: Bool, listener: TCPListener?, serialPath: String?,
-         serialBaudRate: Int, serial: (any ByteStream)?, logger: Logger, now: Double) {
+         serialBaudRate: Int, serial: (any ByteStream)?, limits: HandshakeLimits = .init(), logger: Logger, now: Double) {
         self.store = store
         self.staticKeyPair = staticKeyPair
         self.hasDisplay = hasDisplay
@@ -91,8 +103,15 @@ final class SyncService: BandLinkHost {
         self.serialBaudRate = serialBaudRate
         self.logger = logger
         self.now = now
+        gate = HandshakeGate(limits: limits, now: now)
         if let serial { addLink(stream: serial, isSerial: true) }
     }
+
+    /// Handshake messages whose key work the band did, over every connection so far.
+    var handshakeKeyWork: Int { endedKeyWork + links.reduce(0) { $0 + $1.connection.handshakeKeyWork } }
+
+    /// The handshake limits' verdicts so far, by kind.
+    var handshakeVerdicts: [HandshakeGate.Verdict: Int] { gate.counts }
 
     var pollDescriptors: [Int32] {
         var descriptors = links.filter { $0.connection.wantsInput }.map(\.stream.pollDescriptor)
@@ -108,8 +127,16 @@ final class SyncService: BandLinkHost {
         self.now = now
         // Existing connections first: a laptop's handshake that has arrived completes before
         // newer connections may push handshaking ones out.
-        for index in links.indices { serviceLink(index, now: now) }
+        for index in links.indices {
+            serviceLink(index, now: now)
+            if !links[index].trusted, links[index].connection.isSecure, !links[index].connection.isUnproven {
+                // A request of a paired laptop opened: its address is a paired laptop's.
+                gate.trust(address: links[index].stream.peerHost, now: now)
+                links[index].trusted = true
+            }
+        }
         accept(now: now)
+        logHandshakeRefusals(now: now)
         var kept: [Link] = []
         for var link in links {
             guard let ended = link.endedAt, link.failed || link.connection.output.isEmpty || now - ended > Self.lingerSeconds else {
@@ -121,8 +148,10 @@ final class SyncService: BandLinkHost {
                 // The line stays open; the next laptop starts a new connection on it.
                 logger.info("serial link: \(reason); ready for the next connection")
                 let unread = link.connection.takeUnreadInput()
-                link.connection = makeConnection(serial: true)
+                retire(link.connection)
+                link.connection = makeConnection(stream: link.stream, serial: true)
                 link.endedAt = nil
+                link.trusted = false
                 if !unread.isEmpty { link.connection.receive(unread, now: now) }
                 kept.append(link)
             } else {
@@ -132,6 +161,7 @@ final class SyncService: BandLinkHost {
                     logger.debug("\(link.stream.peerName) disconnected before a handshake: \(reason)")
                 }
                 link.stream.close()
+                retire(link.connection)
                 if link.isSerial {
                     logger.warning("serial link \(link.stream.peerName) closed; reopening it every \(Int(Self.serialReopenSeconds)) s")
                     serialReopenAt = now + Self.serialReopenSeconds
@@ -149,6 +179,13 @@ final class SyncService: BandLinkHost {
     }
 
     func close() {
+        let verdicts = gate.counts
+        let refused = verdicts.filter { $0.key != .admitted }.values.reduce(0, +)
+        if handshakeKeyWork > 0 || refused > 0 {
+            let counts = "\(verdicts[.admitted] ?? 0) taken up (\(handshakeKeyWork) messages of key work), \(refused) refused unread "
+                + "(\(verdicts[.replayed] ?? 0) replays, \(verdicts[.addressLimited] ?? 0) over an address's limit, \(verdicts[.sharedLimited] ?? 0) over the shared limit)"
+            logger.info("handshakes: \(counts)")
+        }
         for link in links {
             link.connection.close(reason: "the band is stopping")
             _ = try? link.stream.writeAvailable(link.connection.output)
@@ -204,12 +241,29 @@ final class SyncService: BandLinkHost {
     }
 
     private func addLink(stream: any ByteStream, isSerial: Bool) {
-        links.append(Link(connection: makeConnection(serial: isSerial), stream: stream, isSerial: isSerial))
+        links.append(Link(connection: makeConnection(stream: stream, serial: isSerial), stream: stream, isSerial: isSerial))
     }
 
-    private func makeConnection(serial: Bool) -> BandLinkConnection {
+    private func makeConnection(stream: any ByteStream, serial: Bool) -> BandLinkConnection {
         defer { nextConnectionID += 1 }
+        connectionAddresses[nextConnectionID] = stream.peerHost
         return BandLinkConnection(id: nextConnectionID, host: self, limits: serial ? .serial(baudRate: serialBaudRate) : .init(), now: now)
+    }
+
+    /// A connection that ended: its key work is counted, its address forgotten.
+    private func retire(_ connection: BandLinkConnection) {
+        endedKeyWork += connection.handshakeKeyWork
+        connectionAddresses[connection.id] = nil
+    }
+
+    /// Refused handshakes in the log: at most a line a minute, so a flood does not fill it.
+    private func logHandshakeRefusals(now: Double) {
+        guard !unloggedRefusals.isEmpty, now - refusalsLoggedAt >= 60 else { return }
+        let words: [(HandshakeGate.Verdict, String)] = [(.replayed, "replays"), (.addressLimited, "over an address's limit"), (.sharedLimited, "over the shared limit")]
+        let parts = words.compactMap { verdict, word in unloggedRefusals[verdict].map { "\($0) \(word)" } }
+        logger.notice("refused handshakes without key work: \(parts.joined(separator: ", ")) (docs/protocol.md, Handshake limits)")
+        unloggedRefusals = [:]
+        refusalsLoggedAt = now
     }
 
     private func serviceLink(_ index: Int, now: Double) {
@@ -265,6 +319,19 @@ final class SyncService: BandLinkHost {
 
     func isPaired(laptopKey: [UInt8]) -> Bool {
         ((try? store.pairedLaptops()) ?? []).contains { $0.publicKey == laptopKey }
+    }
+
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal? {
+        let address = connectionAddresses[connection] ?? "an unknown peer"
+        let verdict = gate.admit(address: address, kind: kind, message: message, now: now)
+        guard let refusal = gate.refusal(for: verdict, address: address) else { return nil }
+        unloggedRefusals[verdict, default: 0] += 1
+        logger.debug("\(address): handshake refused unread: \(refusal.message)")
+        return refusal
+    }
+
+    func pairedLaptopConnected(connection: Int, message: [UInt8]) {
+        gate.remember(connectMessage: message)
     }
 
     func pairingMethod() -> PairingMethod? {
@@ -406,10 +473,22 @@ final class SyncService: BandLinkHost {
             }
             return .acknowledged(sessionID: id)
         case .getSettings:
-            return .settings(try store.settings().map { SyncMessage.SettingValue(key: $0.0.rawValue, value: $0.1) })
+            // The wearer's settings and the laptop's own (never another laptop's).
+            let shared = try store.settings().map { SyncMessage.SettingValue(key: $0.0.rawValue, value: $0.1) }
+            return .settings(shared + (try store.laptopSettings(laptopKey: laptopKey).map { SyncMessage.SettingValue(key: $0.0.rawValue, value: $0.1) }))
         case .setSetting(let key, let value):
+            if let setting = LaptopSetting(rawValue: key) {
+                do {
+                    let stored = try store.setLaptopSetting(setting, to: value, laptopKey: laptopKey)
+                    delegate?.laptopSettingChanged(setting, to: stored)
+                    return .settings([SyncMessage.SettingValue(key: key, value: stored)])
+                } catch let error as LaptopSettingError {
+                    return .failure(code: .badValue, message: error.description)
+                }
+            }
             guard let setting = BandSetting(rawValue: key) else {
-                return .failure(code: .badValue, message: "no setting \"\(key)\"; the band has \(BandSetting.allCases.map(\.rawValue).joined(separator: ", "))")
+                let keys = BandSetting.allCases.map(\.rawValue) + LaptopSetting.allCases.map(\.rawValue)
+                return .failure(code: .badValue, message: "no setting \"\(key)\"; the band has \(keys.joined(separator: ", "))")
             }
             do {
                 let stored = try store.set(setting, to: value)

@@ -2,7 +2,7 @@ import AmbleModel
 import AmbleStateMachines
 
 /// The wearer's side of the band: the practice (menu, calibration, mindful walk, settings),
-/// the reminder's schedule, the link prompt that takes the buttons and the screen while a
+/// the reminders' schedule (the wearer's and the studies'), the link prompt that takes the buttons and the screen while a
 /// laptop pairs or asks to wipe, and the haptics player that turns patterns and the
 /// metronome into motor on/off times.
 ///
@@ -12,15 +12,21 @@ struct BandPractice {
     private(set) var machine: PracticeMachine
     private(set) var linkPrompt = LinkPrompt()
     private(set) var reminders: ReminderSchedule
+    /// The studies' reminders the paired laptops ask for (`LaptopSetting.studyReminder`).
+    private var studyReminders: [StudyReminder]
+    /// The reminder last given: the one the practice's snooze or dismissal is about.
+    private var givenReminder: String?
     private var haptics = HapticsPlayer()
     /// What the band shows now (display and status line).
     private(set) var screen: Screen = .notice(title: "Starting", detail: "")
     /// What to tell the wearer first (what a power cut did), if anything.
     private let startNotice: (title: String, detail: String)?
 
-    init(machine: PracticeMachine, reminders: ReminderSchedule, startNotice: (title: String, detail: String)? = nil) {
+    init(machine: PracticeMachine, studyReminders: [StudyReminder] = [], reminderState: ReminderSchedule.State = .init(),
+         startNotice: (title: String, detail: String)? = nil) {
         self.machine = machine
-        self.reminders = reminders
+        self.studyReminders = studyReminders
+        self.reminders = ReminderSchedule(settings: machine.values, studies: studyReminders, state: reminderState)
         self.startNotice = startNotice
         haptics.pwmPeriodSeconds = 0.02
     }
@@ -73,6 +79,7 @@ struct BandPractice {
     mutating func wiped(values: BandSettingValues) {
         machine = PracticeMachine(settings: machine.settings, values: values, calibration: nil,
                                   defaultStepLengthMeters: machine.defaultStepLengthMeters)
+        studyReminders = []
         reminders = ReminderSchedule(settings: values)
         haptics.setMetronome(periodSeconds: nil, now: 0)
     }
@@ -81,7 +88,13 @@ struct BandPractice {
     /// it from now on.
     mutating func apply(_ setting: BandSetting, _ value: String) {
         machine.apply(setting, value)
-        reminders.settings = machine.values
+        reminders.update(settings: machine.values, studies: studyReminders)
+    }
+
+    /// The paired laptops' study reminders changed (a sync set one, laptops were forgotten).
+    mutating func setStudyReminders(_ studies: [StudyReminder]) {
+        studyReminders = studies
+        reminders.update(settings: machine.values, studies: studies)
     }
 
     mutating func setDefaultStepLength(_ meters: Double) { machine.setDefaultStepLength(meters) }
@@ -93,17 +106,26 @@ struct BandPractice {
     /// schedule's state changed and must be kept.
     mutating func checkReminder(unixSeconds: Double, utcOffsetSeconds: Int) -> (actions: [PracticeAction], stateChanged: Bool) {
         let before = reminders.state
-        guard let text = reminders.due(unixSeconds: unixSeconds, utcOffsetSeconds: utcOffsetSeconds) else {
+        guard let reminder = reminders.due(unixSeconds: unixSeconds, utcOffsetSeconds: utcOffsetSeconds) else {
             return ([], reminders.state != before)
         }
+        givenReminder = reminder.id
         // A laptop's question on screen: the reminder comes again in a quarter of an hour.
-        let actions = linkPrompt.isActive ? [.snoozeReminder(minutes: 15)] : machine.handle(.reminderDue(text: text))
+        let actions = linkPrompt.isActive ? [.snoozeReminder(minutes: 15)] : machine.handle(.reminderDue(text: reminder.text))
         return (actions, true)
     }
 
-    mutating func snoozeReminder(minutes: Int, unixSeconds: Double) { reminders.snooze(minutes: minutes, unixSeconds: unixSeconds) }
+    /// The practice snoozed the reminder last given.
+    mutating func snoozeReminder(minutes: Int, unixSeconds: Double) {
+        guard let givenReminder else { return }
+        reminders.snooze(givenReminder, minutes: minutes, unixSeconds: unixSeconds)
+    }
 
-    mutating func dismissReminder() { reminders.dismiss() }
+    /// The practice dismissed the reminder last given.
+    mutating func dismissReminder() {
+        guard let givenReminder else { return }
+        reminders.dismiss(givenReminder)
+    }
 
     /// The band's date moved: a snooze still ends its minutes from when it was asked.
     mutating func dateMoved(bySeconds seconds: Double) { reminders.dateMoved(bySeconds: seconds) }

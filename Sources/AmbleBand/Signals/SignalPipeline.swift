@@ -21,6 +21,8 @@ struct SignalPipeline {
     private var lastPPGTime = -Double.infinity
     /// Steps counted since the last second closed.
     private var stepsThisSecond = 0
+    /// The steps released, filed under the seconds they were taken in.
+    private var placement = StepPlacement()
     /// The optical sensor's last word on skin contact (true until it says otherwise).
     private(set) var skinDetected = true
     /// The wearer lets the band measure heart rate (setting `consent_heart_rate`). Off, PPG
@@ -51,7 +53,7 @@ struct SignalPipeline {
             let sample = AccelerationSample(timeSeconds: t, xG: v.xG, yG: v.yG, zG: v.zG)
             recentAcceleration.append(sample)
             rawCapture?.addAcceleration(atSeconds: t, xG: v.xG, yG: v.yG, zG: v.zG, rateHz: rateHz)
-            stepsThisSecond += stepCounter.process(sample)
+            take(stepCounter.processTimed(sample))
             let magnitude = (v.xG * v.xG + v.yG * v.yG + v.zG * v.zG).squareRoot()
             magnitudeCount += 1
             magnitudeSum += magnitude
@@ -92,18 +94,26 @@ struct SignalPipeline {
         let ppgFresh = heartRateSensor?.isHealthy == true && bandSeconds - lastPPGTime < 1.5
         let estimate = heartRateConsent && ppgFresh && skinDetected ? heartRate.estimate() : nil
         if accelerometer.gap, stepCounter.isWalking {
-            // The walk's samples stopped: it ends here, and its steps still pending are this
-            // second's (rather than the first second after the gap's).
-            stepsThisSecond += stepCounter.finish()
+            // The walk's samples stopped: it ends here, and its steps still pending come out
+            // with this second (rather than the first second after the gap).
+            take(stepCounter.finishTimed())
         }
         var report = SecondReport(
             unixSeconds: unixSeconds,
             steps: stepsThisSecond,
+            stepsTaken: placement.closeSecond(at: bandSeconds),
             cadenceStepsPerMinute: accelerometer.gap && !accelerometer.isHealthy ? 0 : stepCounter.cadenceStepsPerMinute,
             heartRateBPM: estimate?.bpm, heartRateConfidence: estimate?.confidence,
-            accelerometerGap: accelerometer.gap, heartRateGap: heartRateConsent && (heartRateSensor?.gap ?? false),
-            pendingSteps: stepCounter.pendingSteps)
+            accelerometerGap: accelerometer.gap, heartRateGap: heartRateConsent && (heartRateSensor?.gap ?? false))
         stepsThisSecond = 0
+        // What a session ended now would gain: the steps the counter holds, placed as at a
+        // clean end, without taking them (a power cut then loses at most the second under way).
+        let pending = stepCounter.pendingRelease
+        if pending.steps > 0 {
+            var ended = placement
+            ended.add(pending)
+            report.pendingStepsTaken = ended.takeIntoLastSecond()
+        }
 
         // Energy (ACSM walking equation through `GaitModel`) and the resting RMSSD, once per
         // second; the practice sums them into the session's summary.
@@ -121,10 +131,19 @@ struct SignalPipeline {
         return report
     }
 
-    /// The steps the counter still holds (it releases steps once they are certain, about 10 s
-    /// late): a session's last steps, taken when it ends.
-    mutating func finishSteps() -> Int {
-        stepCounter.finish()
+    /// A session ends between two seconds: the steps the counter still holds (it releases
+    /// steps once they are certain, about 10 s late) and those released since the last second
+    /// closed, by the second they were taken in: `[0]` in the last second closed (or the one
+    /// still open), `[n]` in the one n seconds before it. They are not reported again.
+    mutating func finishSteps() -> [Int] {
+        take(stepCounter.finishTimed())
+        stepsThisSecond = 0
+        return placement.takeIntoLastSecond()
+    }
+
+    private mutating func take(_ release: StepRelease) {
+        stepsThisSecond += release.steps
+        placement.add(release)
     }
 
     /// A session begins: the resting heart-rate variability is measured afresh.

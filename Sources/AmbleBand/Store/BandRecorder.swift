@@ -5,6 +5,11 @@ import AmbleModel
 import AmbleStateMachines
 import AmbleSync
 import Logging
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The band's store and what the loop does with it: records sessions as they happen (begin,
 /// one row per second, the summary at the end, then the data the link sends; or nothing, when
@@ -23,6 +28,8 @@ final class BandRecorder {
     let maximumSessionHours: Int
     /// The session being recorded, if any.
     private(set) var sessionID: Int64?
+    /// The offset of the last second recorded in it (-1 before the first).
+    private var lastOffset = -1
     /// How far a laptop moved the band's date from the system clock, seconds (`amble band time`).
     private(set) var unixOffsetSeconds: Double
     private var nextPruneSeconds = -Double.infinity
@@ -77,6 +84,7 @@ final class BandRecorder {
         do {
             let id = try store.beginSession(kind: kind, startUnixSeconds: startUnixSeconds, parameters: parameters)
             sessionID = id
+            lastOffset = -1
             logger.info("\(kind.rawValue) session \(id) started")
         } catch {
             sessionID = nil
@@ -84,12 +92,22 @@ final class BandRecorder {
         }
     }
 
-    /// Stores a second of the session under way with its `progress`, which closing the session
-    /// after a power cut adds to its stored seconds.
-    func append(_ row: SessionSecond, progress: SessionProgress) {
+    /// Stores a second of the session under way, adds `earlier` (steps released now, taken in
+    /// seconds already stored) to theirs, and keeps its `progress`, which closing the session
+    /// after a power cut adds to its stored seconds: in one transaction.
+    func append(_ row: SessionSecond, earlier: [StepsAdded], progress: SessionProgress) {
         guard let sessionID else { return }
-        do { try store.appendSecond(sessionID: sessionID, row, progress: progress) } catch {
+        lastOffset = row.offsetSeconds
+        do { try store.appendSecond(sessionID: sessionID, row, earlier: earlier, progress: progress) } catch {
             logger.error("cannot store second \(row.offsetSeconds) of session \(sessionID): \(errorSentence(error))")
+        }
+    }
+
+    /// Adds steps released late to the seconds of the session under way they were taken in.
+    func addSteps(_ added: [StepsAdded]) {
+        guard let sessionID, !added.isEmpty else { return }
+        do { try store.addSteps(sessionID: sessionID, added) } catch {
+            logger.error("cannot add \(added.reduce(0) { $0 + $1.steps }) late steps to session \(sessionID): \(errorSentence(error)); its summary keeps them")
         }
     }
 
@@ -102,13 +120,17 @@ final class BandRecorder {
     }
 
     /// Closes the session with `summary`, adding `lateSteps` (the steps the counter released
-    /// with the session's end), and encodes its data for the link. Returns the summary stored.
+    /// with the session's end, by the second they were taken in: `[0]` in the last second
+    /// recorded, `[n]` n seconds before it) to its seconds and its totals, and encodes its data
+    /// for the link. Returns the summary stored.
     @discardableResult
-    func end(_ summary: SessionSummary, lateSteps: Int) -> SessionSummary {
+    func end(_ summary: SessionSummary, lateSteps: [Int]) -> SessionSummary {
         guard let id = sessionID else { return summary }
         var summary = summary
-        if lateSteps > 0 {
-            summary.steps += lateSteps
+        let added = StepsAdded.toSeconds(lateSteps, newestOffset: lastOffset)
+        if !added.isEmpty {
+            addSteps(added)
+            summary.steps += added.reduce(0) { $0 + $1.steps }
             summary.distanceMeters = Double(summary.steps) * summary.parameters.stepLengthMeters
         }
         do {
@@ -149,18 +171,33 @@ final class BandRecorder {
 
     static let reminderStateKey = "reminder_state"
 
-    /// The reminder's schedule as the last run left it (nothing given yet when unreadable).
+    /// The reminders' schedule as the last run left it (nothing given yet when unreadable):
+    /// JSON, or the wearer's reminder alone as earlier builds kept it ("lastDay snoozedUntil",
+    /// either may be empty).
     func reminderState() -> ReminderSchedule.State {
         guard let text = try? store.internalValue(Self.reminderStateKey) else { return .init() }
+        if let state = try? JSONDecoder().decode(ReminderSchedule.State.self, from: Data(text.utf8)) { return state }
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count == 2 else { return .init() }
-        return .init(lastDay: Int(fields[0]), snoozedUntilUnixSeconds: Double(fields[1]))
+        return .init(items: [ReminderSchedule.Reminder.wearerID: .init(lastDay: Int(fields[0]), snoozedUntilUnixSeconds: Double(fields[1]))])
     }
 
-    /// Keeps the schedule's state ("lastDay snoozedUntil", either may be empty).
+    /// Keeps the schedule's state (JSON: each reminder's last day and snooze by its id).
     func saveReminderState(_ state: ReminderSchedule.State) {
-        let text = (state.lastDay.map(String.init) ?? "") + " " + (state.snoozedUntilUnixSeconds.map { String($0) } ?? "")
-        do { try store.setInternalValue(Self.reminderStateKey, text) } catch { logger.error("cannot store the reminder's schedule: \(errorSentence(error))") }
+        do {
+            let text = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+            try store.setInternalValue(Self.reminderStateKey, text)
+        } catch {
+            logger.error("cannot store the reminders' schedule: \(errorSentence(error))")
+        }
+    }
+
+    /// The study reminders the paired laptops ask for (none when the store cannot say).
+    func studyReminders() -> [StudyReminder] {
+        do { return try store.studyReminders() } catch {
+            logger.error("cannot read the studies' reminders: \(errorSentence(error))")
+            return []
+        }
     }
 
     // MARK: Housekeeping

@@ -12,16 +12,18 @@ extension ExportFormat: ExpressibleByArgument {
     static var allValueStrings: [String] { available.map(\.rawValue) }
 }
 
-/// `amble export`: sessions as files other tools read (CSV, Open mHealth JSON, TCX).
+/// `amble export`: sessions as files other tools read (CSV, Open mHealth JSON, TCX, FIT).
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write sessions as files other tools read: CSV, Open mHealth JSON, TCX or raw samples.",
+        abstract: "Write sessions as files other tools read: CSV, Open mHealth JSON, TCX, FIT or raw samples.",
         discussion: """
             csv: amble-sessions.csv (a row per session) and amble-seconds.csv (a row per second), units \
             in the column names, UTC ISO 8601 times. openmhealth: amble-openmhealth.json, step-count \
-            (per minute), heart-rate (per second) and physical-activity (per walk) data points. tcx: \
-            amble-walk-ID-START.tcx for each mindful walk, its laps split at pauses. raw: amble-raw-ID-steps.csv \
+            (per minute), heart-rate (per second) and physical-activity (per walk, activity_name walking) data points. \
+            tcx: amble-walk-ID-START.tcx for each mindful walk, its laps split at pauses (Sport Other, the schema's \
+            only choice for a walk; filed under Walking). fit: amble-walk-ID-START.fit for each mindful walk, sport \
+            walking, the same laps. Every format adds up to the session's steps and distance. raw: amble-raw-ID-steps.csv \
             and amble-raw-ID-hr.csv, the samples the band kept with consent_raw_capture on, as `amble analyze \
             steps|hr` reads them. An existing file is never overwritten without --force.
             """
@@ -73,7 +75,7 @@ struct ExportCommand: ParsableCommand {
             throw CommandError("nothing to write: none of the \(plural(exported.count, "session")) selected has raw samples; the band keeps them only with consent_raw_capture on (amble band settings set consent_raw_capture on)")
         }
         guard !files.isEmpty else {
-            throw CommandError("nothing to write: no mindful walks among the \(plural(exported.count, "session")) selected (TCX holds walks; --format csv or openmhealth take calibrations too)")
+            throw CommandError("nothing to write: no mindful walks among the \(plural(exported.count, "session")) selected (\(format.rawValue.uppercased()) holds walks; --format csv or openmhealth take calibrations too)")
         }
         for note in notes { print(note) }
         for path in try ExportWriter.write(files, into: out ?? ".", force: force) {
@@ -154,7 +156,7 @@ enum ExportWriter {
         var written: [Written] = []
         for (file, path) in zip(files, paths) {
             do {
-                try Data(file.contents.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                try Data(file.bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
                 throw CommandError("cannot write \(path): \(errorSentence(error))")
             }

@@ -150,13 +150,20 @@ public struct StepCounter: Sendable {
 
     /// Feeds one sample; returns the steps it releases (0 or more).
     public mutating func process(_ sample: AccelerationSample) -> Int {
+        processTimed(sample).steps
+    }
+
+    /// Feeds one sample; returns the steps it releases and the stretch of sample time they
+    /// were taken in (`StepRelease`), for a recorder that files steps under the seconds they
+    /// belong to.
+    public mutating func processTimed(_ sample: AccelerationSample) -> StepRelease {
         signal.append(sample)
-        var released = 0
-        if signal.didRestart { released += restart() }
+        var released = StepRelease.none
+        if signal.didRestart, restart() > 0 { released = tracker.lastRelease }
         while let tick = signal.nextTick() {
-            released += analyse(tick)
+            if analyse(tick) > 0 { released = released.merged(with: tracker.lastRelease) }
         }
-        totalSteps += released
+        totalSteps += released.steps
         updateCadence(at: sample.timeSeconds)
         return released
     }
@@ -185,20 +192,28 @@ public struct StepCounter: Sendable {
     /// Ends the stream: a walk under way ends where its movement fades, and its remaining steps
     /// are released. The counter may go on afterwards as if after a gap.
     public mutating func finish() -> Int {
-        let released = tracker.finish(envelope: currentEnvelope())
-        totalSteps += released
+        finishTimed().steps
+    }
+
+    /// `finish()`, with the stretch of sample time the released steps were taken in.
+    public mutating func finishTimed() -> StepRelease {
+        let released = tracker.finish(envelope: currentEnvelope()) > 0 ? tracker.lastRelease : .none
+        totalSteps += released.steps
         cadenceStepsPerMinute = 0
         resetAnalysis()
         return released
     }
 
-    /// The steps `finish()` would release now, without ending the stream: steps taken and
-    /// counted but not yet released (about the last 10 s of a walk under way). A band that
-    /// keeps this with each second it stores loses no more than the second under way when the
-    /// power is cut.
-    public var pendingSteps: Int {
-        tracker.pendingSteps(envelope: currentEnvelope())
+    /// What `finishTimed()` would release now, without ending the stream: steps taken and
+    /// counted but not yet released (about the last 10 s of a walk under way), with the stretch
+    /// they were taken in. A band that keeps these with each second it stores loses no more than
+    /// the second under way when the power is cut.
+    public var pendingRelease: StepRelease {
+        tracker.pendingRelease(envelope: currentEnvelope())
     }
+
+    /// The steps of `pendingRelease`.
+    public var pendingSteps: Int { pendingRelease.steps }
 
     // MARK: Stages
 

@@ -151,7 +151,12 @@ struct WalkTracker: Sendable {
         recent.removeAll(keepingCapacity: true)
     }
 
-    /// Takes the newest frame; returns the steps it releases.
+    /// The latest release: its steps and when they were taken (kept apart from the steps the
+    /// calls return, so that the frames that release nothing, nearly all, pass only a count).
+    private(set) var lastRelease = StepRelease.none
+
+    /// Takes the newest frame; returns the steps it releases (`lastRelease` says when they
+    /// were taken).
     mutating func process(_ frame: RhythmFrame, envelope: Envelope) -> Int {
         if walk != nil { return follow(frame, envelope: envelope) }
         recent.append(frame)
@@ -332,49 +337,55 @@ struct WalkTracker: Sendable {
 
     // MARK: End and release
 
+    /// Ends the walk under way; releases its steps not yet released, taken from the last
+    /// release's horizon (the walk's start when none came yet) to its end.
     private mutating func end(envelope: Envelope) -> Int {
         guard let current = walk else { return 0 }
         let ending = ending(of: current, envelope: envelope)
         walk = nil
-        lastEnd = (ending.stop, current.stepPeriodSeconds, ending.counts ? ending.stop : current.startSeconds)
-        guard ending.counts else { return 0 }
+        lastEnd = (ending.stop, current.stepPeriodSeconds, ending.release != nil ? ending.stop : current.startSeconds)
+        guard let release = ending.release else { return 0 }
         walkingSeconds += Swift.max(0, ending.stop - current.startSeconds)
-        return ending.unreleased
+        if release.steps > 0 { lastRelease = release }
+        return release.steps
     }
 
-    /// Where the walk under way would end if the stream ended now, and its steps not yet
-    /// released then (0 unless the walk holds `minimumWalkSteps`): what `finish` would release,
-    /// without ending it. A power cut loses no more than these, which the band stores with each
-    /// second; 0 when no walk is under way.
-    func pendingSteps(envelope: Envelope) -> Int {
-        guard let current = walk else { return 0 }
-        let ending = ending(of: current, envelope: envelope)
-        return ending.counts ? ending.unreleased : 0
+    /// What `finish` would release now, without ending the walk under way: its steps not yet
+    /// released (none unless it holds `minimumWalkSteps`) and the stretch they were taken in.
+    /// A power cut loses no more than these, which the band stores with each second.
+    func pendingRelease(envelope: Envelope) -> StepRelease {
+        guard let current = walk else { return .none }
+        return ending(of: current, envelope: envelope).release ?? .none
     }
 
-    /// The end of `current` placed as at the stream's end: where it stops, whether it holds
-    /// `minimumWalkSteps` (it counts), and its steps not yet released.
-    private func ending(of current: Walk, envelope: Envelope) -> (stop: Double, counts: Bool, unreleased: Int) {
+    /// The end of `current` placed as at the stream's end: where it stops, and its steps not
+    /// yet released with their stretch (nil when the walk does not hold `minimumWalkSteps`).
+    private func ending(of current: Walk, envelope: Envelope) -> (stop: Double, release: StepRelease?) {
         let last = current.lastCentreSeconds
         let stop = edge(from: last, stepPeriod: current.stepPeriodSeconds,
                         typicalOver: Swift.min(last, Swift.max(current.startSeconds, last - windowSeconds)) ... last,
                         envelope: envelope, forward: true)
         let total = stop > current.startSeconds ? current.steps(at: stop) : 0
         let final = Int((total + 0.5).rounded(.down))
-        return (stop, Double(final) >= parameters.minimumWalkSteps, Swift.max(0, final - current.releasedSteps))
+        guard Double(final) >= parameters.minimumWalkSteps else { return (stop, nil) }
+        let steps = Swift.max(0, final - current.releasedSteps)
+        return (stop, steps > 0 ? StepRelease(steps: steps, fromSeconds: current.releasedThroughSeconds, throughSeconds: Swift.max(stop, current.releasedThroughSeconds)) : .none)
     }
 
     /// Releases the steps accrued up to `horizon`, which no end can take back, once the walk
-    /// holds `minimumWalkSteps`.
+    /// holds `minimumWalkSteps`: those taken since the last release's horizon (the walk's
+    /// start for its first).
     private mutating func release(upTo horizon: Double) -> Int {
         guard var current = walk else { return 0 }
         let settled = current.steps(at: Swift.min(horizon, current.countedThroughSeconds))
         current.pending.removeAll { $0.timeSeconds < horizon }
         var released = 0
         if settled >= parameters.minimumWalkSteps {
+            let from = current.releasedThroughSeconds
             released = Swift.max(0, Int(settled.rounded(.down)) - current.releasedSteps)
             current.releasedSteps += released
             current.releasedThroughSeconds = Swift.max(current.releasedThroughSeconds, Swift.min(horizon, current.countedThroughSeconds))
+            if released > 0 { lastRelease = StepRelease(steps: released, fromSeconds: from, throughSeconds: current.releasedThroughSeconds) }
         }
         walk = current
         return released

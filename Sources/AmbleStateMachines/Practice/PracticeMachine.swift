@@ -14,9 +14,10 @@ public enum PracticeAction: Equatable, Sendable {
     case vibrate(HapticPattern)
     case show(Screen)
     case beginSession(SessionKind, startUnixSeconds: Double, parameters: SessionParameters)
-    /// Store a second of the session under way, with what closing the session from its stored
-    /// seconds would need (after a power cut).
-    case recordSecond(SessionSecond, progress: SessionProgress)
+    /// Store a second of the session under way; add `earlier`, steps released now that were
+    /// taken in seconds already stored, there; and keep `progress`, what closing the session
+    /// from its stored seconds would need (after a power cut). All at once, or none.
+    case recordSecond(SessionSecond, earlier: [StepsAdded], progress: SessionProgress)
     case endSession(SessionSummary)
     /// The session under way is thrown away (a cancelled walk or calibration): delete it.
     case discardSession
@@ -474,15 +475,14 @@ public struct PracticeMachine: Sendable {
 
         case .calibrating(var session):
             session.run.secondElapsed(steps: report.steps, cadenceStepsPerMinute: report.cadenceStepsPerMinute)
-            let row = makeRow(report, offset: session.tally.seconds, overLimit: false, alerts: 0, paused: false)
-            session.tally.add(row, kilocalories: report.activeKilocalories)
+            let recorded = record(report, into: &session.tally, overLimit: false, alerts: 0, paused: false)
             session.rmssd = report.restingRMSSDMilliseconds ?? session.rmssd
             if session.run.isComplete {
-                return [.recordSecond(row, progress: progress(report, session.tally))] + finishCalibration(session)
+                return recorded + finishCalibration(session)
             }
             state = .calibrating(session)
             let total = settings.calibrationDistanceMeters == nil ? session.run.lengthSeconds : nil
-            return [.recordSecond(row, progress: progress(report, session.tally)), .show(.calibrating(elapsedSeconds: session.run.elapsedSeconds, totalSeconds: total, cadenceStepsPerMinute: report.cadenceStepsPerMinute, steps: session.run.steps))]
+            return recorded + [.show(.calibrating(elapsedSeconds: session.run.elapsedSeconds, totalSeconds: total, cadenceStepsPerMinute: report.cadenceStepsPerMinute, steps: session.run.steps))]
 
         case .walking(var walk):
             let (actions, ended) = advance(&walk, report)
@@ -510,22 +510,19 @@ public struct PracticeMachine: Sendable {
     private func advance(_ walk: inout Walk, _ report: SecondReport) -> (actions: [PracticeAction], ended: Bool) {
         walk.rmssd = report.restingRMSSDMilliseconds ?? walk.rmssd
         if let paused = walk.pausedFor {
-            let row = makeRow(report, offset: walk.tally.seconds, overLimit: false, alerts: 0, paused: true)
-            walk.tally.add(row, kilocalories: report.activeKilocalories)
+            let recorded = record(report, into: &walk.tally, overLimit: false, alerts: 0, paused: true)
             walk.pausedFor = paused + 1
             walk.lastScreen.pausedSeconds = paused + 1
             walk.lastScreen.elapsedSeconds = walk.tally.seconds
             walk.lastScreen.heartRateBPM = report.heartRateBPM
-            return ([.recordSecond(row, progress: progress(report, walk.tally))], paused + 1 >= settings.longestPauseSeconds)
+            return (recorded, paused + 1 >= settings.longestPauseSeconds)
         }
         let pace = walk.monitor.secondElapsed(cadenceStepsPerMinute: report.cadenceStepsPerMinute)
-        let row = makeRow(report, offset: walk.tally.seconds, overLimit: pace.overLimit, alerts: pace.alert ? 1 : 0, paused: false)
-        walk.tally.add(row, kilocalories: report.activeKilocalories)
+        var actions = record(report, into: &walk.tally, overLimit: pace.overLimit, alerts: pace.alert ? 1 : 0, paused: false)
         walk.stillSeconds = report.steps > 0 ? 0 : walk.stillSeconds + 1
         walk.lastScreen = Screen.Walking(elapsedSeconds: walk.tally.seconds, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
                                          limitStepsPerMinute: walk.monitor.limitStepsPerMinute, steps: walk.tally.steps,
                                          heartRateBPM: report.heartRateBPM, pace: walk.monitor.pace)
-        var actions: [PracticeAction] = [.recordSecond(row, progress: progress(report, walk.tally))]
         if pace.alert, let pattern = HapticPattern.paceAlert(style: values.alertStyle,
                                                            strength: AlertStrength.strength(setting: values.alertStrength, wristMotionG: report.wristMotionG)) {
             actions.append(.vibrate(pattern))
@@ -599,11 +596,6 @@ public struct PracticeMachine: Sendable {
                            parameters: walk.parameters, rmssdMilliseconds: walk.rmssd)
     }
 
-    /// What a session closed from its stored seconds after a power cut needs beyond them.
-    private func progress(_ report: SecondReport, _ tally: SessionTally) -> SessionProgress {
-        SessionProgress(pendingSteps: report.pendingSteps, activeKilocalories: tally.kilocalories)
-    }
-
     private mutating func finishWalk(_ walk: Walk) -> [PracticeAction] {
         let summary = summary(of: walk)
         let pages = Self.summaryPages(summary)
@@ -650,11 +642,21 @@ public struct PracticeMachine: Sendable {
         .choice(title: SettingsMenu.title(setting), options: options.map { SettingsMenu.label(setting, $0) }, selected: index)
     }
 
-    private func makeRow(_ report: SecondReport, offset: Int, overLimit: Bool, alerts: Int, paused: Bool) -> SessionSecond {
-        SessionSecond(offsetSeconds: offset, steps: report.steps, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
-                      heartRateBPM: report.heartRateBPM, heartRateConfidence: report.heartRateConfidence,
-                      overLimit: overLimit, alerts: alerts, accelerometerGap: report.accelerometerGap, heartRateGap: report.heartRateGap,
-                      paused: paused)
+    /// The second's row, counted in `tally`, with the steps taken in it so far; the steps it
+    /// released that were taken in earlier seconds of the session go to them (those taken
+    /// before the session are not its own). The action that stores both, with what a power
+    /// cut now would need: the steps the counter holds, by their seconds, and the energy so far.
+    private func record(_ report: SecondReport, into tally: inout SessionTally, overLimit: Bool, alerts: Int, paused: Bool) -> [PracticeAction] {
+        let offset = tally.seconds
+        let row = SessionSecond(offsetSeconds: offset, steps: report.stepsTaken.first ?? 0, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
+                                heartRateBPM: report.heartRateBPM, heartRateConfidence: report.heartRateConfidence,
+                                overLimit: overLimit, alerts: alerts, accelerometerGap: report.accelerometerGap, heartRateGap: report.heartRateGap,
+                                paused: paused)
+        let earlier = StepsAdded.toSeconds(report.stepsTaken.dropFirst(), newestOffset: offset - 1)
+        tally.add(row, kilocalories: report.activeKilocalories)
+        tally.add(earlier)
+        let pending = StepsAdded.toSeconds(report.pendingStepsTaken, newestOffset: offset)
+        return [.recordSecond(row, earlier: earlier, progress: SessionProgress(pendingSteps: pending, activeKilocalories: tally.kilocalories))]
     }
 }
 

@@ -37,8 +37,12 @@ public struct PracticeSettings: Equatable, Sendable {
 public struct SecondReport: Equatable, Sendable {
     /// Wall-clock end of this second, seconds since 1970-01-01T00:00:00Z.
     public var unixSeconds: Double
-    /// Steps counted during this second.
+    /// Steps the counter released during this second (it releases them about 10 s after they
+    /// were taken): what the band shows as they come, and whether the wearer is still walking.
     public var steps: Int
+    /// The same steps by the second they were taken in: `[0]` in this second, `[n]` in the
+    /// second n seconds before it. They add up to `steps`; the session's rows keep them there.
+    public var stepsTaken: [Int]
     /// Current cadence, steps per minute (0 when not walking).
     public var cadenceStepsPerMinute: Double
     public var heartRateBPM: Double?
@@ -53,13 +57,16 @@ public struct SecondReport: Equatable, Sendable {
     /// moving arm, so they are made stronger.
     public var wristMotionG: Double = 0
     /// Steps the counter holds at the end of this second, taken but not yet released (it
-    /// releases them about 10 s late): what a session ended now would gain.
-    public var pendingSteps = 0
+    /// releases them about 10 s late), by the second they were taken in as `stepsTaken`: what a
+    /// session ended now would gain, and where.
+    public var pendingStepsTaken: [Int] = []
 
-    public init(unixSeconds: Double, steps: Int, cadenceStepsPerMinute: Double, heartRateBPM: Double? = nil, heartRateConfidence: Double? = nil, accelerometerGap: Bool = false, heartRateGap: Bool = false,
-                activeKilocalories: Double? = nil, restingRMSSDMilliseconds: Double? = nil, wristMotionG: Double = 0, pendingSteps: Int = 0) {
+    /// `stepsTaken` nil: all of `steps` were taken in this second.
+    public init(unixSeconds: Double, steps: Int, stepsTaken: [Int]? = nil, cadenceStepsPerMinute: Double, heartRateBPM: Double? = nil, heartRateConfidence: Double? = nil, accelerometerGap: Bool = false, heartRateGap: Bool = false,
+                activeKilocalories: Double? = nil, restingRMSSDMilliseconds: Double? = nil, wristMotionG: Double = 0, pendingStepsTaken: [Int] = []) {
         self.unixSeconds = unixSeconds
         self.steps = steps
+        self.stepsTaken = stepsTaken ?? [steps]
         self.cadenceStepsPerMinute = cadenceStepsPerMinute
         self.heartRateBPM = heartRateBPM
         self.heartRateConfidence = heartRateConfidence
@@ -68,6 +75,6 @@ public struct SecondReport: Equatable, Sendable {
         self.activeKilocalories = activeKilocalories
         self.restingRMSSDMilliseconds = restingRMSSDMilliseconds
         self.wristMotionG = wristMotionG
-        self.pendingSteps = pendingSteps
+        self.pendingStepsTaken = pendingStepsTaken
     }
 }
