@@ -116,13 +116,29 @@ struct BandCommand: ParsableCommand {
             defer { link.close() }
             let now = laptopNow()   // AMBLE_NOW fakes the laptop's time (docs/study.md)
             do {
-                guard case .clockSet(let moved) = try link.request(.setClock(unixSeconds: now)) else {
-                    throw CommandError("\(band.name) did not confirm the time")
+                let bandDate = try link.hello().bandUnixSeconds
+                do {
+                    guard case .clockSet(let moved) = try link.request(.setClock(unixSeconds: now)) else {
+                        throw CommandError("\(band.name) did not confirm the time")
+                    }
+                    print(Self.confirmation(bandName: band.name, now: now, moved: moved, time: .system))
+                } catch SyncError.failed(_, .badValue, _) {
+                    throw CommandError(Self.refusal(laptop: now, band: bandDate, bandName: band.name))
                 }
-                print(Self.confirmation(bandName: band.name, now: now, moved: moved, time: .system))
             } catch let error as SyncError {
                 throw CommandError(explain(error, band: band.name))
             }
+        }
+
+        /// Why the band kept its date, in words: this laptop's date and the band's, local.
+        static func refusal(laptop: Double, band: Double, bandName: String, time: LocalTime = .system) -> String {
+            let says = "this laptop's clock looks wrong: it says \(localDateTime(laptop, in: time))"
+            let check = "Check this laptop's date, time and time zone, then run amble band time again."
+            guard case .tooFar(let moved) = LaptopDate.check(laptopUnixSeconds: laptop, bandUnixSeconds: band) else {
+                return "\(says), and \(bandName) takes dates from 2017 to 2100 only; it kept its date. \(check)"
+            }
+            return "\(says), \(LaptopDate.span(moved)) \(moved > 0 ? "after" : "before") \(bandName)'s date (\(localDateTime(band, in: time))). "
+                + "\(bandName) kept its date: it moves it by at most \(LaptopDate.span(LaptopDate.largestMoveSeconds)) at a time. \(check)"
         }
 
         /// What the command says once the band moved its clock by `moved` seconds: the time in
@@ -179,8 +195,9 @@ func askBandToWipe(_ link: CompanionLink, bandName: String, wait: Double, say: (
     }
     var current = try state(link.request(.deleteAll(.request)))
     say("\(bandName) asks its wearer: press select on the band to delete everything, back to keep it.")
-    let deadline = Date().timeIntervalSince1970 + wait
-    while current == .awaitingWearer && Date().timeIntervalSince1970 < deadline {
+    let clock = SystemClock()   // monotonic: a clock change does not shorten or stretch the wait
+    let deadline = clock.nowSeconds + wait
+    while current == .awaitingWearer && clock.nowSeconds < deadline {
         sleepSeconds(0.5)
         current = try state(link.request(.deleteAll(.status)))
     }

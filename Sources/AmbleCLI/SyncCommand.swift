@@ -46,8 +46,9 @@ struct SyncCommand: ParsableCommand {
         // From here on Ctrl-C and SIGTERM stop the sync cleanly: what arrived is kept, the band
         // hears a goodbye (so the next sync gets in at once), and the person reads what is kept.
         let stop = StopSignals()
-        // Timed from before the connection: the handshake counts.
-        let started = Date().timeIntervalSince1970
+        // Timed from before the connection (the handshake counts), on the monotonic clock.
+        let clock = SystemClock()
+        let started = clock.nowSeconds
         let link: CompanionLink, band: PairedBand
         do {
             (link, band) = try target.connect(store: store, stop: stop)
@@ -60,7 +61,7 @@ struct SyncCommand: ParsableCommand {
         do {
             let result = try Synchronizer(sink: store, link: link).run { progress in bar?.show(progress) }
             bar?.finish()
-            let seconds = Date().timeIntervalSince1970 - started
+            let seconds = clock.nowSeconds - started
             if !json { print(Self.summary(result, seconds: seconds)) }
             fflush(nil)
             var wipe: WipeOutcome?
@@ -79,7 +80,7 @@ struct SyncCommand: ParsableCommand {
         } catch let interrupted as Synchronizer.Interrupted {
             bar?.finish()
             if json {
-                print(Self.json(interrupted.result, seconds: Date().timeIntervalSince1970 - started, interrupted: interrupted))
+                print(Self.json(interrupted.result, seconds: clock.nowSeconds - started, interrupted: interrupted))
             }
             if case .interrupted = interrupted.cause {
                 writeStandardError("\(band.name): sync stopped (\(stop.name)). \(interrupted.kept) Run amble sync again to go on.\n")

@@ -12,8 +12,9 @@ protocol SyncServiceDelegate: AnyObject {
     /// Whether the wearer is in a countdown, calibration, walk or another prompt (a wipe is
     /// refused until they are back at the menu).
     var isBusy: Bool { get }
-    /// Sets the band's date; returns how far it moved, seconds.
-    func setClock(unixSeconds: Double) -> Double
+    /// A laptop gives the band's date: the answer is `clockSet` (how far it moved) or the
+    /// failure `bad-value` when the band refuses it (`LaptopDate`).
+    func setClock(unixSeconds: Double) -> SyncMessage
     /// A setting changed from the laptop: the band applies what it can at once.
     func settingChanged(_ setting: BandSetting, to value: String)
     /// A laptop changed one of its own settings (`LaptopSetting`): its study's reminder.
@@ -542,10 +543,7 @@ final class SyncService: BandLinkHost {
                 return .failure(code: .badValue, message: error.description)
             }
         case .setClock(let unix):
-            guard unix > 1_500_000_000, unix < 4_102_444_800 else {
-                return .failure(code: .badValue, message: "\(unix) is not a date between 2017 and 2100")
-            }
-            return .clockSet(offsetSeconds: delegate?.setClock(unixSeconds: unix) ?? 0)
+            return delegate?.setClock(unixSeconds: unix) ?? .failure(code: .internalError, message: "the band cannot set its date now")
         case .deleteAll(.request):
             if delegate?.isBusy == true {
                 return .failure(code: .busy, message: "the band's wearer is busy (a walk, a calibration or another question); ask again when the band shows its menu")

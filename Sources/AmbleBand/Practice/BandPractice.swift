@@ -80,7 +80,7 @@ struct BandPractice {
     mutating func redraw() -> [PracticeAction] { machine.redraw() }
 
     /// Ends whatever is under way (the band stops): a walk is closed for storing.
-    mutating func finish(unixSeconds: Double) -> [PracticeAction] { machine.finish(unixSeconds: unixSeconds) }
+    mutating func finish() -> [PracticeAction] { machine.finish() }
 
     /// The band was wiped: the practice starts over uncalibrated with the settings' defaults
     /// (`values`, read back from the emptied store), and no reminder is pending.
@@ -134,6 +134,9 @@ struct BandPractice {
         guard let givenReminder else { return }
         reminders.dismiss(givenReminder)
     }
+
+    /// The band's date moved: a snooze still ends its minutes from when it was asked.
+    mutating func dateMoved(bySeconds seconds: Double) { reminders.dateMoved(bySeconds: seconds) }
 
     /// What either machine asked the screen to show.
     mutating func show(_ next: Screen) { screen = next }

@@ -51,6 +51,10 @@ final class BandRecorder {
     private(set) var damage: String?
     /// Seconds of the session under way that a full store could not take yet, oldest first.
     private var waitingSeconds: [SessionSecond] = []
+    /// Steps released for seconds stored before, waiting with `waitingSeconds`.
+    private var waitingEarlier: [StepsAdded] = []
+    /// The session's progress at the last second waiting (what a power cut adds to its seconds).
+    private var waitingProgress: SessionProgress?
     /// The offset of the last second recorded in the session under way (-1 before the first).
     private var lastOffset = -1
     /// Seconds of the session under way lost because a full store made them wait too long.
@@ -216,6 +220,8 @@ final class BandRecorder {
     func begin(kind: SessionKind, startUnixSeconds: Double, parameters: SessionParameters) {
         sessionID = nil
         waitingSeconds = []
+        waitingEarlier = []
+        waitingProgress = nil
         droppedSeconds = 0
         rawDropped = false
         lastOffset = -1
@@ -240,46 +246,56 @@ final class BandRecorder {
         return begun
     }
 
-    /// Stores a second of the session under way; in a full store it waits (with the ones before
-    /// it) until there is room.
-    func append(_ row: SessionSecond) {
+    /// Stores a second of the session under way, adds `earlier` (steps released now, taken in
+    /// seconds recorded before) to theirs, and keeps its `progress`, which closing the session
+    /// after a power cut adds to its stored seconds: in one transaction. In a full store the
+    /// second waits (with the ones before it, and the steps and progress) until there is room.
+    func append(_ row: SessionSecond, earlier: [StepsAdded], progress: SessionProgress) {
         guard isRecording else { return }
         lastOffset = row.offsetSeconds
+        waitingEarlier += inWaitingSeconds(earlier)
         waitingSeconds.append(row)
+        waitingProgress = progress
         storeWaitingSeconds()
     }
 
     /// Adds steps released late to the seconds of the session under way they were taken in:
     /// those still waiting for room in memory, the others in the store.
     func addSteps(_ added: [StepsAdded]) {
-        guard isRecording, !added.isEmpty else { return }
-        var stored: [StepsAdded] = []
-        for steps in added {
-            if let index = waitingSeconds.firstIndex(where: { $0.offsetSeconds == steps.offsetSeconds }) {
-                waitingSeconds[index].steps += steps.steps
-            } else {
-                stored.append(steps)
-            }
-        }
+        let stored = inWaitingSeconds(added)
         guard let sessionID, !stored.isEmpty else { return }
         _ = write("add \(stored.reduce(0) { $0 + $1.steps }) late steps to session \(sessionID) (its summary keeps them)") {
             try store.addSteps(sessionID: sessionID, stored)
         }
     }
 
-    /// Stores the seconds waiting (the second just closed, or those that waited for room, in
-    /// one transaction), beginning the session first if it waits too. A full store keeps them
-    /// waiting (the oldest beyond `maximumWaitingSeconds` are lost); any other failure loses
-    /// them, as before.
+    /// Adds the steps of `added` whose seconds wait for room in memory to them; returns the
+    /// others (for seconds already stored).
+    private func inWaitingSeconds(_ added: [StepsAdded]) -> [StepsAdded] {
+        added.filter { steps in
+            guard let index = waitingSeconds.firstIndex(where: { $0.offsetSeconds == steps.offsetSeconds }) else { return true }
+            waitingSeconds[index].steps += steps.steps
+            return false
+        }
+    }
+
+    /// Stores the seconds waiting (the second just closed, or those that waited for room), the
+    /// steps released for seconds stored before and the latest progress, in one transaction,
+    /// beginning the session first if it waits too. A full store keeps them waiting (the oldest
+    /// seconds beyond `maximumWaitingSeconds` are lost); any other failure loses them, as before.
     private func storeWaitingSeconds() {
         var stored = false
         let waited = waitingSeconds.count > 1
         if beginIfPending(), let sessionID, let first = waitingSeconds.first {
             stored = write("store second \(first.offsetSeconds)\(waited ? " and the \(waitingSeconds.count - 1) after it" : "") of session \(sessionID)") {
-                if waited { try store.appendSeconds(sessionID: sessionID, waitingSeconds) } else { try store.appendSecond(sessionID: sessionID, first) }
+                try store.appendSeconds(sessionID: sessionID, waitingSeconds, earlier: waitingEarlier, progress: waitingProgress)
             }
         }
-        if stored || !isStoreFull { waitingSeconds = [] }
+        if stored || !isStoreFull {
+            waitingSeconds = []
+            waitingEarlier = []
+            waitingProgress = nil
+        }
         if waitingSeconds.count > Self.maximumWaitingSeconds {
             droppedSeconds += waitingSeconds.count - Self.maximumWaitingSeconds
             waitingSeconds.removeFirst(waitingSeconds.count - Self.maximumWaitingSeconds)
@@ -323,6 +339,8 @@ final class BandRecorder {
             sessionID = nil
             pendingBegin = nil
             waitingSeconds = []
+            waitingEarlier = []
+            waitingProgress = nil
             droppedSeconds = 0
         }
         guard let id = sessionID else {
@@ -344,6 +362,8 @@ final class BandRecorder {
     func discard() {
         pendingBegin = nil
         waitingSeconds = []
+        waitingEarlier = []
+        waitingProgress = nil
         guard let id = sessionID else { return }
         sessionID = nil
         do {
@@ -403,9 +423,10 @@ final class BandRecorder {
     // MARK: Housekeeping
 
     /// Removes synced sessions past the wearer's retention or the board's space limit, once
-    /// an hour of band time (`now`), or at once after `pruneSoon()`. While the store is full:
-    /// once a minute, with the space limit an hour of seconds below what is stored (room for a
-    /// walk). Returns whether a session was removed.
+    /// an hour of band time (`now`), or at once after `pruneSoon()`. Not by age while the date
+    /// a laptop gave is younger than `pruneHoldAfterDateMoveSeconds` (`unixSeconds` is the
+    /// band's date now). While the store is full: once a minute, with the space limit an hour of
+    /// seconds below what is stored (room for a walk). Returns whether a session was removed.
     @discardableResult
     func pruneIfDue(now: Double, unixSeconds: Double) -> Bool {
         lastPruneCall = (now, unixSeconds)
@@ -415,7 +436,8 @@ final class BandRecorder {
             let days = Int(try store.setting(.retentionDays)) ?? 30
             var limit = maximumSessionHours * 3600
             if isStoreFull { limit = min(limit, max(0, try store.recordedSeconds() - Self.roomWhenFullSeconds)) }
-            let removed = try usingReserve { try store.prune(nowUnixSeconds: unixSeconds, retentionDays: days, maximumSeconds: limit) }
+            let byAge = unixSeconds >= (try pruneHeldUntilUnixSeconds() ?? -.infinity)
+            let removed = try usingReserve { try store.prune(nowUnixSeconds: unixSeconds, retentionDays: byAge ? days : nil, maximumSeconds: limit) }
             // On a full card the log keeps what it took until it is emptied into the file:
             // once a minute, while the store is full, so that the room made stays usable.
             if isStoreFull { try? store.emptyLog() }
@@ -452,14 +474,30 @@ final class BandRecorder {
         return pruneIfDue(now: last.now, unixSeconds: last.unixSeconds)
     }
 
+    /// How long synced sessions are not pruned by age after a laptop moved the band's date: a
+    /// day, time for a laptop whose clock is right to set a wrong date back before it costs
+    /// anything. The space limit still applies.
+    static let pruneHoldAfterDateMoveSeconds = 86_400.0
+    static let pruneHeldUntilKey = "prune_held_until"
+
+    /// The band's date until which nothing is pruned by age (kept across restarts), if any.
+    private func pruneHeldUntilUnixSeconds() throws -> Double? {
+        try store.internalValue(Self.pruneHeldUntilKey).flatMap(Double.init)
+    }
+
     /// The sessions' ages or the retention changed: prune at the next pass.
     func pruneSoon() { nextPruneSeconds = -Double.infinity }
 
-    /// Moves the band's date by `seconds` and keeps the offset across restarts.
-    func moveDate(bySeconds seconds: Double) {
+    /// Moves the band's date by `seconds`, to `newUnixSeconds`, and keeps the offset across
+    /// restarts. Nothing is pruned by age on the date just given (`pruneHoldAfterDateMoveSeconds`).
+    func moveDate(bySeconds seconds: Double, toUnixSeconds newUnixSeconds: Double) {
         unixOffsetSeconds += seconds
-        do { try store.setClockOffsetSeconds(unixOffsetSeconds) } catch { logger.error("cannot store the clock offset: \(errorSentence(error))") }
-        pruneSoon()
+        do {
+            try store.setInternalValue(Self.pruneHeldUntilKey, String(newUnixSeconds + Self.pruneHoldAfterDateMoveSeconds))
+            try store.setClockOffsetSeconds(unixOffsetSeconds)
+        } catch {
+            logger.error("cannot store the clock offset: \(errorSentence(error))")
+        }
     }
 
     /// Deletes everything on the band: sessions, calibration, settings, paired laptops (the

@@ -14,9 +14,10 @@ public enum PracticeAction: Equatable, Sendable {
     case vibrate(HapticPattern)
     case show(Screen)
     case beginSession(SessionKind, startUnixSeconds: Double, parameters: SessionParameters)
-    case recordSecond(SessionSecond)
-    /// Steps released now that were taken in seconds already recorded: add them there.
-    case addSteps([StepsAdded])
+    /// Store a second of the session under way; add `earlier`, steps released now that were
+    /// taken in seconds already stored, there; and keep `progress`, what closing the session
+    /// from its stored seconds would need (after a power cut). All at once, or none.
+    case recordSecond(SessionSecond, earlier: [StepsAdded], progress: SessionProgress)
     case endSession(SessionSummary)
     /// The session under way is thrown away (a cancelled walk or calibration): delete it.
     case discardSession
@@ -211,11 +212,11 @@ public struct PracticeMachine: Sendable {
 
     /// Ends whatever session is under way (shutdown, a power cut coming); returns its closing
     /// actions. A walk is saved; a calibration, which is only good whole, is discarded.
-    public mutating func finish(unixSeconds: Double) -> [PracticeAction] {
+    public mutating func finish() -> [PracticeAction] {
         switch state {
         case .walking(let walk), .endingWalk(let walk, _, _), .confirmingDiscard(let walk, _):
             state = .menu(selected: .mindfulWalk)
-            return [.metronome(periodSeconds: nil), .endSession(summary(of: walk, endUnixSeconds: unixSeconds))]
+            return [.metronome(periodSeconds: nil), .endSession(summary(of: walk))]
         case .calibrating:
             state = .menu(selected: .calibrate)
             return [.discardSession]
@@ -280,7 +281,7 @@ public struct PracticeMachine: Sendable {
         case .calibrating(let session):
             // Over a known distance the wearer marks its end with select.
             if select, settings.calibrationDistanceMeters != nil {
-                return finishCalibration(session, unixSeconds: session.startUnixSeconds + Double(session.run.elapsedSeconds))
+                return finishCalibration(session)
             }
             guard goesBack else { return [] }
             state = .notice(secondsLeft: 5)
@@ -288,7 +289,7 @@ public struct PracticeMachine: Sendable {
 
         case .walking(var walk):
             if press == .longPressed(.select) {
-                return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+                return finishWalk(walk)
             }
             if select {
                 if walk.pausedFor == nil {
@@ -318,7 +319,7 @@ public struct PracticeMachine: Sendable {
             if goesBack { return continueWalk(walk) }
             guard select else { return [] }
             switch selected {
-            case 0: return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+            case 0: return finishWalk(walk)
             case 1:
                 state = .confirmingDiscard(walk, secondsLeft: settings.questionSeconds)
                 return [.vibrate(.short), .show(.question(title: "Discard the walk?", detail: "It will not be saved", code: nil, keys: "select: discard  back: keep"))]
@@ -491,7 +492,7 @@ public struct PracticeMachine: Sendable {
             let recorded = record(report, into: &session.tally, overLimit: false, alerts: 0, paused: false)
             session.rmssd = report.restingRMSSDMilliseconds ?? session.rmssd
             if session.run.isComplete {
-                return recorded + finishCalibration(session, unixSeconds: report.unixSeconds)
+                return recorded + finishCalibration(session)
             }
             state = .calibrating(session)
             let total = settings.calibrationDistanceMeters == nil ? session.run.lengthSeconds : nil
@@ -499,20 +500,20 @@ public struct PracticeMachine: Sendable {
 
         case .walking(var walk):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             state = .walking(walk)
             return actions + [.show(.walking(walk.lastScreen))]
 
         case .endingWalk(var walk, let selected, let left):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             if left <= 1 { return actions + continueWalk(walk) }
             state = .endingWalk(walk, selected: selected, secondsLeft: left - 1)
             return actions
 
         case .confirmingDiscard(var walk, let left):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             if left <= 1 { return actions + continueWalk(walk) }
             state = .confirmingDiscard(walk, secondsLeft: left - 1)
             return actions
@@ -574,7 +575,11 @@ public struct PracticeMachine: Sendable {
         return [.metronome(periodSeconds: 60 / walk.monitor.limitStepsPerMinute)]
     }
 
-    private mutating func finishCalibration(_ session: CalibrationSession, unixSeconds: Double) -> [PracticeAction] {
+    /// Ends the calibration. Its end is its start plus the seconds it ran (counted, monotonic):
+    /// never a second reading of the band's date, which a laptop or the system may have moved
+    /// meanwhile.
+    private mutating func finishCalibration(_ session: CalibrationSession) -> [PracticeAction] {
+        let unixSeconds = session.startUnixSeconds + Double(session.tally.seconds)
         let outcome = session.run.outcome(unixSeconds: unixSeconds)
         var measured: Double?
         var actions: [PracticeAction] = []
@@ -598,13 +603,15 @@ public struct PracticeMachine: Sendable {
         return [.endSession(summary)] + actions
     }
 
-    private func summary(of walk: Walk, endUnixSeconds: Double) -> SessionSummary {
-        walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: endUnixSeconds,
+    /// The walk's summary. Its end is its start plus the seconds it ran (counted, monotonic),
+    /// whatever the band's date did meanwhile: the duration is always the time walked.
+    private func summary(of walk: Walk) -> SessionSummary {
+        walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds),
                            parameters: walk.parameters, rmssdMilliseconds: walk.rmssd)
     }
 
-    private mutating func finishWalk(_ walk: Walk, unixSeconds: Double) -> [PracticeAction] {
-        let summary = summary(of: walk, endUnixSeconds: unixSeconds)
+    private mutating func finishWalk(_ walk: Walk) -> [PracticeAction] {
+        let summary = summary(of: walk)
         let pages = Self.summaryPages(summary, title: summaryTitle)
         state = .summary(pages: pages, page: 0, secondsLeft: settings.summarySeconds)
         return [.metronome(periodSeconds: nil), .endSession(summary), .vibrate(.long), .show(pages[0])]
@@ -654,7 +661,8 @@ public struct PracticeMachine: Sendable {
 
     /// The second's row, counted in `tally`, with the steps taken in it so far; the steps it
     /// released that were taken in earlier seconds of the session go to them (those taken
-    /// before the session are not its own). The actions that store both.
+    /// before the session are not its own). The action that stores both, with what a power
+    /// cut now would need: the steps the counter holds, by their seconds, and the energy so far.
     private func record(_ report: SecondReport, into tally: inout SessionTally, overLimit: Bool, alerts: Int, paused: Bool) -> [PracticeAction] {
         let offset = tally.seconds
         let row = SessionSecond(offsetSeconds: offset, steps: report.stepsTaken.first ?? 0, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
@@ -664,7 +672,8 @@ public struct PracticeMachine: Sendable {
         let earlier = StepsAdded.toSeconds(report.stepsTaken.dropFirst(), newestOffset: offset - 1)
         tally.add(row, kilocalories: report.activeKilocalories)
         tally.add(earlier)
-        return earlier.isEmpty ? [.recordSecond(row)] : [.recordSecond(row), .addSteps(earlier)]
+        let pending = StepsAdded.toSeconds(report.pendingStepsTaken, newestOffset: offset)
+        return [.recordSecond(row, earlier: earlier, progress: SessionProgress(pendingSteps: pending, activeKilocalories: tally.kilocalories))]
     }
 }
 
