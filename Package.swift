@@ -52,14 +52,14 @@ let package = Package(
 
         // MARK: Pure logic
         /// Recording formats (CSV) read as streams, with line-numbered errors.
-        .target(name: "AmbleRecordings", dependencies: ["AmbleModel"]),
+        .target(name: "AmbleRecordings", dependencies: ["AmbleModel", "AmbleLinux"]),
         /// Streaming signal processing: steps, cadence, heart rate. No I/O, no clock reads.
         .target(name: "AmbleSignal", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
         .target(name: "AmbleStateMachines", dependencies: ["AmbleModel"]),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
         .target(name: "AmbleSimulation", dependencies: [
-            "AmbleEmulators", "AmbleRecordings", .product(name: "RealModule", package: "swift-numerics"),
+            "AmbleEmulators", "AmbleRecordings", "AmbleLinux", .product(name: "RealModule", package: "swift-numerics"),
         ]),
         /// Session values shared by both stores and the sync protocol.
         .target(name: "AmbleModel"),
@@ -95,7 +95,7 @@ let package = Package(
 
         // MARK: Composition
         /// Board files (`boards/*.toml`) parsed into a checked `BoardConfiguration`.
-        .target(name: "AmbleBoard", dependencies: ["AmbleModel", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "AmbleBoard", dependencies: ["AmbleModel", "AmbleLinux", .product(name: "TOMLKit", package: "TOMLKit")]),
         /// The band: builds itself from a board file and runs the sampling loop.
         .target(name: "AmbleBand", dependencies: [
             "AmbleHardware", "AmbleLinux", "AmbleLinuxHardware", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(name: "AmbleBandTests", dependencies: [
             "AmbleBand", "AmbleCLI", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleLinuxHardware", "AmbleHardware"]),
     ]

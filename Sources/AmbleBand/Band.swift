@@ -44,6 +44,8 @@ public final class Band {
     /// The kind of screen last written to the log (without a terminal).
     private var lastStatusKey = ""
     private var started = false
+    /// The system clock's date less its monotonic time at the last second: a change is a step.
+    private var systemDateOrigin: Double?
     /// The longest pass of the loop so far, seconds (reported at exit).
     public private(set) var longestTickSeconds = 0.0
     /// The local time zone's offset from UTC at a date, seconds east (reminders come at local
@@ -197,6 +199,7 @@ public final class Band {
             _ = hardware.simulation?.apply(answer, atSeconds: now + 1)
         }
         recorder.pruneIfDue(now: now, unixSeconds: unixSeconds)
+        if recorder.condition != practice.machine.storage { perform(practice.storageChanged(recorder.condition), now: now) }
         if let signal = host.signals?.takeSignal() {
             logger.info("signal \(signal) received: closing the session and stopping")
             notify { try $0.stopping(status: "storing the session under way") }
@@ -221,7 +224,12 @@ public final class Band {
 
     func readKeyboard(now: Double) {
         guard let keyboard = host.keyboard else { return }
-        for key in keyboard.readKeys() {
+        keysTyped(keyboard.readKeys(), now: now)
+    }
+
+    /// Keys read from the terminal at band time `now` (several when typed quickly).
+    func keysTyped(_ keys: [UInt8], now: Double) {
+        for key in keys {
             if key == UInt8(ascii: "q") || key == 3 {
                 stopRequested = true
                 continue
@@ -255,7 +263,27 @@ public final class Band {
 
     // MARK: Seconds and the practice
 
+    /// The band's date moved by `seconds` (a laptop set it, or the system clock was stepped):
+    /// what runs on elapsed time keeps its course. A session's end is its start plus the
+    /// seconds it ran, so only the reminder's snooze needs telling.
+    func dateMoved(bySeconds seconds: Double) {
+        guard practice.reminders.state.items.values.contains(where: { $0.snoozedUntilUnixSeconds != nil }) else { return }
+        practice.dateMoved(bySeconds: seconds)
+        recorder.saveReminderState(practice.reminders.state)
+    }
+
+    /// Notices the system clock stepped since the last second (NTP, `date -s`): its date less
+    /// its monotonic time changed by more than a second.
+    private func noticeSystemClockStep() {
+        let origin = hardware.clock.unixSeconds - hardware.clock.nowSeconds
+        defer { systemDateOrigin = origin }
+        guard let previous = systemDateOrigin, abs(origin - previous) > 1 else { return }
+        logger.notice("the system clock moved by \(Int((origin - previous).rounded())) s")
+        dateMoved(bySeconds: origin - previous)
+    }
+
     func secondElapsed(at bandSeconds: Double) {
+        noticeSystemClockStep()
         let heartRateSensor = hardware.heartRateSensor.map { sensor in
             SignalPipeline.ChannelState(gap: sensor.takeGap(secondEnd: bandSeconds), isHealthy: sensor.isHealthy)
         }
@@ -302,10 +330,8 @@ public final class Band {
                 recorder.begin(kind: kind, startUnixSeconds: start, parameters: parameters)
                 sessionStartSeconds = now
                 if practice.machine.values.rawCaptureConsent { startRawCapture() }
-            case .recordSecond(let row):
-                recorder.append(row)
-            case .addSteps(let added):
-                recorder.addSteps(added)
+            case .recordSecond(let row, let earlier, let progress):
+                recorder.append(row, earlier: earlier, progress: progress)
             case .endSession(let summary):
                 // The counter releases steps once they are certain, about 10 s late: the walk's
                 // last steps come now, with its end, and go to the seconds they were taken in.
@@ -394,7 +420,8 @@ public final class Band {
             return
         }
         console.status(StatusLine.render(screen: practice.screen, bandSeconds: now - startSeconds, motorRunning: hardware.motor.isRunning,
-                                         accelerometerOK: hardware.accelerometer.isHealthy, heartRate: heartRateSensorState, width: console.width))
+                                         accelerometerOK: hardware.accelerometer.isHealthy, heartRate: heartRateSensorState,
+                                         storage: recorder.condition, width: console.width))
     }
 
     func sleepUntilSomethingIsDue() {
@@ -408,7 +435,7 @@ public final class Band {
 
     /// Closes the session under way, stores it, stops the motor and the sync link.
     public func shutDown() {
-        perform(practice.finish(unixSeconds: unixSeconds), now: hardware.clock.nowSeconds)
+        perform(practice.finish(), now: hardware.clock.nowSeconds)
         try? hardware.motor.set(running: false)
         link?.close()
         host.keyboard?.restore()
@@ -421,11 +448,17 @@ public final class Band {
 extension Band: SyncServiceDelegate {
     var isBusy: Bool { practice.isBusy }
 
-    func setClock(unixSeconds target: Double) -> Double {
+    func setClock(unixSeconds target: Double) -> SyncMessage {
+        let verdict = LaptopDate.check(laptopUnixSeconds: target, bandUnixSeconds: unixSeconds)
+        if let refusal = LaptopDate.refusal(verdict) {
+            logger.warning("a laptop's date was refused: \(refusal)")
+            return .failure(code: .badValue, message: refusal)
+        }
         let moved = target - unixSeconds
-        recorder.moveDate(bySeconds: moved)
+        recorder.moveDate(bySeconds: moved, toUnixSeconds: target)
+        dateMoved(bySeconds: moved)
         logger.notice("a laptop set the band's date (moved \(Int(moved.rounded())) s)")
-        return moved
+        return .clockSet(offsetSeconds: moved)
     }
 
     func settingChanged(_ setting: BandSetting, to value: String) {
@@ -443,6 +476,11 @@ extension Band: SyncServiceDelegate {
         practice.setStudyReminders(recorder.studyReminders())
         recorder.saveReminderState(practice.reminders.state)
     }
+    func storeFilled() { recorder.storeFilled() }
+
+    func usingReserve<T>(_ change: () throws -> T) throws -> T { try recorder.usingReserve(change) }
+
+    var storage: (condition: StoreCondition, text: String) { (recorder.condition, recorder.conditionText) }
 }
 
 extension Band {

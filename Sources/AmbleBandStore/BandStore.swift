@@ -51,10 +51,21 @@ public final class BandStore: Sendable {
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
     /// Sessions left open by a crash or power loss are closed from their recorded seconds.
-    public init(path: String?) throws {
-        writer = try openDatabase(path: path)
+    /// `maximumBytes`: the store never grows past about this size (the board's `[storage]
+    /// max_store_mb`); at it, it is full as on a full disk. A store too full to close them
+    /// opens all the same, with `recovery.pending` set (`recoverOpenSessions` closes them later).
+    public init(path: String?, maximumBytes: Int? = nil) throws {
+        writer = try openDatabase(path: path, maximumBytes: maximumBytes)
         try Self.migrator.migrate(writer)
-        recovery = try Self.recover(writer)
+        // The log is copied into the file every `logPages` pages (SQLite's default is 1000),
+        // and then written from its start again: it never holds more than about 400 kB, which
+        // is what a full card must spare to go on.
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.logPages)") }
+        do {
+            recovery = try Self.recover(writer)
+        } catch where isStoreFullError(error) {
+            recovery = Recovery(pending: true)
+        }
     }
 
     /// Opens a store at an earlier schema version, for the upgrade tests.
@@ -64,9 +75,12 @@ public final class BandStore: Sendable {
         recovery = Recovery()
     }
 
+    /// Pages the write-ahead log takes before it is copied into the file (4 KiB each).
+    static let logPages = 100
+
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw", "v7-laptop-setting"]
+    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw", "v7-laptop-setting", "v8-recovery"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -169,6 +183,13 @@ public final class BandStore: Sendable {
                   "value" TEXT NOT NULL,
                   PRIMARY KEY ("public_key", "key"));
                 """)
+        }
+        migrator.registerMigration("v8-recovery") { db in
+            // A session under way keeps, with each second stored, the steps its counter holds
+            // but has not released yet (about the last 10 s of walking), by the seconds they
+            // were taken in (JSON: [[offset_s, steps], ...]), and, in "active_kcal", its energy
+            // so far: a power cut then loses at most the second under way.
+            try db.execute(sql: #"ALTER TABLE "session" ADD COLUMN "pending_steps" TEXT NOT NULL DEFAULT '[]'"#)
         }
         return migrator
     }
@@ -364,19 +385,37 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// Stores one second of a session under way.
-    public func appendSecond(sessionID: Int64, _ second: SessionSecond) throws {
-        try writer.write { db in try SecondRow(sessionID: sessionID, second).insert(db) }
+    /// Stores seconds of a session under way (the second just closed, or those that waited for
+    /// room in a full store), adds `earlier` (steps released with them that were taken in
+    /// seconds already stored) to theirs and, when given, keeps the session's `progress` at their
+    /// end: what closing it after a power cut adds to its seconds. In one transaction, so that a
+    /// cut finds either all of it or none.
+    public func appendSeconds(sessionID: Int64, _ seconds: [SessionSecond], earlier: [StepsAdded] = [], progress: SessionProgress? = nil) throws {
+        try writer.write { db in
+            try SecondRow.insertAll(db, sessionID: sessionID, seconds)
+            try Self.addSteps(db, sessionID: sessionID, earlier)
+            guard let progress else { return }
+            let pending = String(decoding: try JSONEncoder().encode(progress.pendingSteps.map { [$0.offsetSeconds, $0.steps] }), as: UTF8.self)
+            try db.execute(sql: #"UPDATE "session" SET "pending_steps" = ?, "active_kcal" = ? WHERE "id" = ? AND "end_unix" IS NULL"#,
+                           arguments: [pending, progress.activeKilocalories, sessionID])
+        }
+    }
+
+    /// Stores one second of a session under way (`appendSeconds` of one).
+    public func appendSecond(sessionID: Int64, _ second: SessionSecond, earlier: [StepsAdded] = [], progress: SessionProgress? = nil) throws {
+        try appendSeconds(sessionID: sessionID, [second], earlier: earlier, progress: progress)
     }
 
     /// Adds steps to seconds of a session already stored (the step counter releases steps
     /// about 10 s after they were taken), in one transaction. A second not stored is skipped.
     public func addSteps(sessionID: Int64, _ added: [StepsAdded]) throws {
-        try writer.write { db in
-            for addition in added {
-                try db.execute(sql: #"UPDATE "session_second" SET "steps" = "steps" + ? WHERE "session_id" = ? AND "offset_s" = ?"#,
-                               arguments: [addition.steps, sessionID, addition.offsetSeconds])
-            }
+        try writer.write { db in try Self.addSteps(db, sessionID: sessionID, added) }
+    }
+
+    private static func addSteps(_ db: Database, sessionID: Int64, _ added: [StepsAdded]) throws {
+        for addition in added {
+            try db.execute(sql: #"UPDATE "session_second" SET "steps" = "steps" + ? WHERE "session_id" = ? AND "offset_s" = ?"#,
+                           arguments: [addition.steps, sessionID, addition.offsetSeconds])
         }
     }
 
@@ -410,18 +449,23 @@ public final class BandStore: Sendable {
         public var walksClosed = 0
         /// Calibrations under way, discarded (a calibration is only good whole).
         public var calibrationsDiscarded = 0
+        /// The store was too full to close them: they stay open (not listed) until
+        /// `recoverOpenSessions` can.
+        public var pending = false
 
-        public init(walksClosed: Int = 0, calibrationsDiscarded: Int = 0) {
+        public init(walksClosed: Int = 0, calibrationsDiscarded: Int = 0, pending: Bool = false) {
             self.walksClosed = walksClosed
             self.calibrationsDiscarded = calibrationsDiscarded
+            self.pending = pending
         }
     }
 
     /// What opening the store recovered from a crash or power cut.
     public let recovery: Recovery
 
-    /// Closes walks a crash left open, with totals made from the seconds they recorded, and
-    /// discards calibrations left open.
+    /// Closes walks a crash left open, with totals made from the seconds they recorded plus the
+    /// progress kept with the last of them (the steps the counter had not released yet, the
+    /// energy so far), and discards calibrations left open.
     @discardableResult
     public func recoverOpenSessions() throws -> Recovery {
         try Self.recover(writer)
@@ -438,10 +482,17 @@ public final class BandStore: Sendable {
                     continue
                 }
                 recovery.walksClosed += 1
+                // The steps the counter held at the last second stored go to the seconds they
+                // were taken in (none from a build before v8-recovery), as at a clean end.
+                let pending = try String.fetchOne(db, sql: #"SELECT "pending_steps" FROM "session" WHERE "id" = ?"#, arguments: [row.id!])
+                let pairs = (try? JSONDecoder().decode([[Int]].self, from: Data((pending ?? "[]").utf8))) ?? []
+                try addSteps(db, sessionID: row.id!, pairs.compactMap { $0.count == 2 ? StepsAdded(offsetSeconds: $0[0], steps: $0[1]) : nil })
                 let seconds = try SecondRow.seconds(db, sessionID: row.id!)
                 let end = row.startUnix + Double((seconds.last?.offsetSeconds ?? -1) + 1)
-                row.apply(SessionTally(seconds).summary(kind: row.sessionKind, startUnixSeconds: row.startUnix, endUnixSeconds: end,
-                                                        parameters: row.parameters))
+                var summary = SessionTally(seconds).summary(kind: row.sessionKind, startUnixSeconds: row.startUnix, endUnixSeconds: end,
+                                                            parameters: row.parameters)
+                summary.activeKilocalories = row.activeKcal   // the energy so far, kept with each second
+                row.apply(summary)
                 try row.update(db)
             }
             return recovery
@@ -547,18 +598,57 @@ public final class BandStore: Sendable {
         }
     }
 
-    /// Removes synced sessions older than `retentionDays` (by their end), and then, while the
-    /// seconds stored exceed `maximumSeconds`, the oldest synced ones. A session not synced is
-    /// never removed. Returns the ids removed.
+    /// Seconds recorded in all sessions stored (what the board's `max_session_hours` limits).
+    public func recordedSeconds() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "session_second""#) ?? 0 }
+    }
+
+    /// Copies the write-ahead log into the file and empties it (`wal_checkpoint(TRUNCATE)`):
+    /// after room was made in a full store, the log gives its space back to the disk. Fails
+    /// when the file would have to grow and the disk has no room.
+    public func emptyLog() throws {
+        try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
+    // MARK: Checks
+
+    /// SQLite's check of the whole file's structure (`PRAGMA quick_check`: every page of every
+    /// table and index read once): the problems it finds, at most `limit`; none when the file
+    /// is sound. It does not read inside values: a changed bit in session data is found by
+    /// `sessionsWithDamagedData`.
+    public func quickCheck(limit: Int = 10) throws -> [String] {
+        try writer.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(\(max(1, limit)))").filter { $0 != "ok" } }
+    }
+
+    /// Sessions whose stored data no longer matches the CRC-32 kept with it (`checksum` makes
+    /// one), or cannot be read: changed on the card since the band encoded it. Oldest first;
+    /// one session's data in memory at a time.
+    public func sessionsWithDamagedData(checksum: ([UInt8]) -> UInt32) throws -> [Int64] {
+        let ids = try writer.read { db in try Int64.fetchAll(db, sql: #"SELECT "session_id" FROM "session_data" ORDER BY "session_id""#) }
+        return ids.filter { id in
+            do {
+                guard let data = try sessionData(id: id) else { return false }
+                return checksum(data.bytes) != data.crc32
+            } catch {
+                return true
+            }
+        }
+    }
+
+    /// Removes synced sessions older than `retentionDays` (by their end; none by age when nil),
+    /// and then, while the seconds stored exceed `maximumSeconds`, the oldest synced ones. A
+    /// session not synced is never removed. Returns the ids removed.
     @discardableResult
-    public func prune(nowUnixSeconds now: Double, retentionDays: Int, maximumSeconds: Int = .max) throws -> [Int64] {
+    public func prune(nowUnixSeconds now: Double, retentionDays: Int?, maximumSeconds: Int = .max) throws -> [Int64] {
         try writer.write { db in
             var removed: [Int64] = []
-            let cutoff = now - Double(retentionDays) * 86_400
-            let old = try Int64.fetchAll(db, sql: #"SELECT "id" FROM "session" WHERE "synced_unix" IS NOT NULL AND "end_unix" < ? ORDER BY "id""#,
-                                         arguments: [cutoff])
-            for id in old { _ = try SessionRow.deleteOne(db, key: id) }
-            removed += old
+            if let retentionDays {
+                let cutoff = now - Double(retentionDays) * 86_400
+                let old = try Int64.fetchAll(db, sql: #"SELECT "id" FROM "session" WHERE "synced_unix" IS NOT NULL AND "end_unix" < ? ORDER BY "id""#,
+                                             arguments: [cutoff])
+                for id in old { _ = try SessionRow.deleteOne(db, key: id) }
+                removed += old
+            }
             var stored = try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "session_second""#) ?? 0
             while stored > maximumSeconds,
                   let id = try Int64.fetchOne(db, sql: #"SELECT "id" FROM "session" WHERE "synced_unix" IS NOT NULL ORDER BY "id" LIMIT 1"#) {

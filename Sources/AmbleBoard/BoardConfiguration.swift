@@ -106,6 +106,13 @@ public struct BoardConfiguration: Equatable, Sendable {
         /// hours (sessions not synced are never removed). The age limit is the wearer's
         /// `retention_days` setting.
         public var maximumSessionHours: Int = 500
+        /// The band's store never grows past this many MiB (nil: as far as its card allows); at
+        /// it, it is full as on a full card.
+        public var maximumStoreMegabytes: Int?
+        /// MiB the band keeps allocated on its card (`space.reserve` beside the store) and
+        /// gives up when the card fills, so that the store can still mark sessions synced and
+        /// remove them: 8 on real hardware, none on the simulated board unless set.
+        public var reserveMegabytes: Int = 0
     }
 
     /// Where the file came from (for messages).
@@ -128,6 +135,6 @@ public struct BoardConfiguration: Equatable, Sendable {
 
     /// An error about `key` (`accelerometer.rate_hz`), pointing at its line in the file.
     public func error(key: String, _ message: String) -> BoardError {
-        BoardError(file: file, line: keyLines[key] ?? keyLines[String(key.prefix { $0 != "." })], key: key, message: message)
+        BoardError(file: file, line: keyLines[key] ?? keyLines[String(key.prefix { $0 != "." })] ?? 1, key: key, message: message)
     }
 }

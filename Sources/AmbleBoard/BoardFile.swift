@@ -1,3 +1,4 @@
+import AmbleLinux
 import AmbleModel
 import TOMLKit
 #if canImport(FoundationEssentials)
@@ -9,10 +10,20 @@ import Foundation
 /// Reads and checks a board file (`boards/*.toml`). Every problem is reported with the file,
 /// the line and the key, and what would be right.
 public enum BoardFile {
+    /// The most a board file may hold, bytes: 64 KiB. A real one is 1-1.3 kB (boards/*.toml),
+    /// a heavily commented one a few kB. Parsing costs up to about 55 times the text in memory
+    /// (a list of empty inline tables; docs/robustness.md), so a file at the limit costs about
+    /// 3.5 MB on the band, and a larger one is refused unread (a 50 MB file cost 891 MB).
+    public static let maximumBytes = 64 * 1024
+
     /// Reads the board file at `path`.
     public static func load(path: String) throws(BoardError) -> BoardConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BoardError(file: path, line: nil, key: nil, message: "cannot read the board file; check the path (boards/ holds one file per board)")
+        let data: [UInt8]
+        do {
+            data = try readWholeFile(atPath: path, limitBytes: maximumBytes)
+        } catch {
+            let message = error.sentence(given: path, whereTheyAre: "boards/ holds one file per board", usualSize: "a board file is 1-2 kB")
+            throw BoardError(file: path, line: nil, key: nil, message: message)
         }
         guard let text = String(validating: data, as: UTF8.self) else {
             let valid = String(decoding: data, as: UTF8.self)
@@ -31,9 +42,9 @@ public enum BoardFile {
         do {
             table = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
-            throw BoardError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(error.description)")
+            throw BoardError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
         } catch {
-            throw BoardError(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
+            throw BoardError(file: file, line: 1, key: nil, message: "not valid TOML: \(printableText("\(error)", maximum: 200))")
         }
         let locator = KeyLocator(text: text)
         let reader = TableReader(file: file, locator: locator, path: "", index: nil, table: table)
@@ -58,8 +69,11 @@ struct TableReader {
         return "\(path).\(key)"
     }
 
+    /// An error at `key` of this table (the table itself when nil): its line, and its name cut
+    /// to 60 characters (a file may hold a key of a megabyte).
     func error(_ key: String?, _ message: String) -> BoardError {
-        BoardError(file: file, line: locator.line(table: path, index: index, key: key), key: key.map(keyName) ?? (path.isEmpty ? nil : "[\(path)]"), message: message)
+        BoardError(file: file, line: locator.line(table: path, index: index, key: key),
+                   key: (key.map(keyName) ?? (path.isEmpty ? nil : "[\(path)]")).map { printableText($0) }, message: message)
     }
 
     func has(_ key: String) -> Bool { table[key] != nil }
@@ -71,7 +85,7 @@ struct TableReader {
         }
         guard let text = raw.string else { throw error(key, "must be a string in quotes") }
         if let allowed, !allowed.contains(text.lowercased()) {
-            throw error(key, "\"\(text)\" is not one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
+            throw error(key, "\"\(printableText(text))\" is not one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
         return allowed == nil ? text : text.lowercased()
     }
@@ -130,10 +144,11 @@ struct TableReader {
         return readers
     }
 
-    /// Refuses keys the schema does not know, suggesting the nearest known one.
+    /// Refuses keys the schema does not know, suggesting the nearest known one (for a key of
+    /// at most 40 characters: no known key is longer, and the distance costs their product).
     func rejectUnknownKeys(known: [String]) throws(BoardError) {
         for key in table.keys where !known.contains(key) {
-            let nearest = known.min { editDistance($0, key) < editDistance($1, key) }
+            let nearest = key.utf8.count > 40 ? nil : known.min { editDistance($0, key) < editDistance($1, key) }
             let hint = nearest.flatMap { editDistance($0, key) <= 3 ? "; did you mean \($0)?" : nil } ?? "; known keys here: \(known.joined(separator: ", "))"
             throw error(key, "unknown key\(hint)")
         }

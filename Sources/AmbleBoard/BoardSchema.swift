@@ -73,9 +73,12 @@ enum BoardSchema {
         }
 
         var storage = BoardConfiguration.StorageSpec()
+        storage.reserveMegabytes = platform == .linux ? 8 : 0
         if let table = try top.subtable("storage") {
-            try table.rejectUnknownKeys(known: ["max_session_hours"])
+            try table.rejectUnknownKeys(known: ["max_session_hours", "max_store_mb", "reserve_mb"])
             storage.maximumSessionHours = try table.int("max_session_hours", default: 500, range: 1...100_000)
+            if table.has("max_store_mb") { storage.maximumStoreMegabytes = try table.int("max_store_mb", default: 0, range: 1...1_000_000) }
+            storage.reserveMegabytes = try table.int("reserve_mb", default: storage.reserveMegabytes, range: 0...1024)
         }
 
         var board = BoardConfiguration(file: top.file, name: name, platform: platform, accelerometer: accelerometer, heartRate: heartRate,

@@ -54,7 +54,7 @@ public struct DefaultBoardError: Error, Equatable, Sendable, CustomStringConvert
 
 /// The board file to use when `--board` is not given: the first of
 /// `DefaultBoard.candidates(executablePath:currentDirectory:)` for which `fileExists` is true
-/// (on the band, `isReadableFile(atPath:)`; `currentExecutablePath()` and
+/// (on the band, `somethingMayBeAt`, so that a board it may not read is reported; `currentExecutablePath()` and
 /// `currentDirectoryPath()` from AmbleLinux). Throws the list of places looked at when none is.
 public func defaultBoardPath(
     fileExists: (String) -> Bool, executablePath: String?, currentDirectory: String?

@@ -35,13 +35,23 @@ struct KeyLocator {
         }
     }
 
-    /// The line of `key` in `table` (element `index` of an array of tables); the table's own
-    /// line when the key is absent; nil when neither is in the file.
+    /// The line of `key` in `table` (element `index` of an array of tables): where the key is
+    /// written, or where a table of that name starts (`[motor.extra]`), or a dotted key under it
+    /// (`extra.a = 1`); else the table's own line, else the line of the key that holds the table
+    /// in the table above (an inline table, `motor = { ... }`); the top-level table's line is 1.
+    /// So every error has a line.
     func line(table: String, index: Int? = nil, key: String?) -> Int? {
-        if let key, let entry = entries.first(where: { $0.table == table && $0.index == index && $0.key == key }) {
-            return entry.line
+        if let key {
+            let inTable = entries.filter { $0.table == table && $0.index == index }
+            if let entry = inTable.first(where: { $0.key == key }) { return entry.line }
+            let subtable = table.isEmpty ? key : table + "." + key
+            if let entry = entries.first(where: { $0.table == subtable && $0.key == nil }) { return entry.line }
+            if let entry = inTable.first(where: { $0.key?.hasPrefix(key + ".") == true }) { return entry.line }
         }
-        return entries.first(where: { $0.table == table && $0.index == index && $0.key == nil })?.line
+        if table.isEmpty { return 1 }
+        if let entry = entries.first(where: { $0.table == table && $0.index == index && $0.key == nil }) { return entry.line }
+        let parts = table.split(separator: ".", omittingEmptySubsequences: false)
+        return line(table: parts.dropLast().joined(separator: "."), key: String(parts.last ?? ""))
     }
 
     /// Every key as `table.key` (and every table as `table`) with its line.

@@ -278,10 +278,11 @@ func formatTwo(_ value: Double) -> String {
 }
 
 func formatDuration(_ seconds: Double) -> String {
-    let total = Int(seconds.rounded())
+    // Negative only for a session an older band dated across a move of its date back.
+    let total = abs(Int(seconds.rounded()))
     let h = total / 3600, m = (total % 3600) / 60, s = total % 60
     func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+    return (seconds <= -0.5 ? "-" : "") + (h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))")
 }
 
 /// `amble analyze` as the fuzz targets run it (`AmbleFuzzTargets`): a recording's text in, the

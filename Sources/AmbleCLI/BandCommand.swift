@@ -83,12 +83,20 @@ struct BandCommand: ParsableCommand {
                 return
             }
             if words.first == "set" { print("\(band.name): set") }
-            let width = (values.map(\.key.count).max() ?? 0) + 2
-            for value in values {
+            print(Self.text(values))
+        }
+
+        /// The band's settings, a line each, the ones a sync owns marked. They come from the band
+        /// (an untrusted peer): keys and values are printed through printableText, so no escape
+        /// sequence reaches the terminal.
+        static func text(_ values: [SyncMessage.SettingValue]) -> String {
+            let keys = values.map { printableText($0.key, maximum: 40) }
+            let width = (keys.map(\.count).max() ?? 0) + 2
+            return zip(keys, values).map { key, value in
                 let note = Self.setBySync[value.key] == nil ? "" : value.key == LaptopSetting.studyReminder.rawValue
                     ? "   (this laptop's, set by amble sync from its study)" : "   (set by amble sync)"
-                print(SessionText.pad(value.key, width) + value.value + note)
-            }
+                return SessionText.pad(key, width) + printableText(value.value, maximum: 120) + note
+            }.joined(separator: "\n")
         }
     }
 
@@ -108,19 +116,37 @@ struct BandCommand: ParsableCommand {
             defer { link.close() }
             let now = laptopNow()   // AMBLE_NOW fakes the laptop's time (docs/study.md)
             do {
-                guard case .clockSet(let moved) = try link.request(.setClock(unixSeconds: now)) else {
-                    throw CommandError("\(band.name) did not confirm the time")
+                let bandDate = try link.hello().bandUnixSeconds
+                do {
+                    guard case .clockSet(let moved) = try link.request(.setClock(unixSeconds: now)) else {
+                        throw CommandError("\(band.name) did not confirm the time")
+                    }
+                    print(Self.confirmation(bandName: band.name, now: now, moved: moved, time: .system))
+                } catch SyncError.failed(_, .badValue, _) {
+                    throw CommandError(Self.refusal(laptop: now, band: bandDate, bandName: band.name))
                 }
-                print("\(band.name): clock set to \(isoDate(now)) (it was \(describe(moved)))")
             } catch let error as SyncError {
                 throw CommandError(explain(error, band: band.name))
             }
         }
 
-        private func describe(_ moved: Double) -> String {
+        /// Why the band kept its date, in words: this laptop's date and the band's, local.
+        static func refusal(laptop: Double, band: Double, bandName: String, time: LocalTime = .system) -> String {
+            let says = "this laptop's clock looks wrong: it says \(localDateTime(laptop, in: time))"
+            let check = "Check this laptop's date, time and time zone, then run amble band time again."
+            guard case .tooFar(let moved) = LaptopDate.check(laptopUnixSeconds: laptop, bandUnixSeconds: band) else {
+                return "\(says), and \(bandName) takes dates from 2017 to 2100 only; it kept its date. \(check)"
+            }
+            return "\(says), \(LaptopDate.span(moved)) \(moved > 0 ? "after" : "before") \(bandName)'s date (\(localDateTime(band, in: time))). "
+                + "\(bandName) kept its date: it moves it by at most \(LaptopDate.span(LaptopDate.largestMoveSeconds)) at a time. \(check)"
+        }
+
+        /// What the command says once the band moved its clock by `moved` seconds: the time in
+        /// local time, as the other commands show it.
+        static func confirmation(bandName: String, now: Double, moved: Double, time: LocalTime) -> String {
             let seconds = Int(moved.rounded())
-            if seconds == 0 { return "right to the second" }
-            return "\(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead")"
+            let was = seconds == 0 ? "right to the second" : "\(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead")"
+            return "\(bandName): clock set to \(time.day(now).iso) \(localClock(now, in: time, seconds: true)) \(time.zoneLabel(now)) (it was \(was))"
         }
     }
 
@@ -169,8 +195,9 @@ func askBandToWipe(_ link: CompanionLink, bandName: String, wait: Double, say: (
     }
     var current = try state(link.request(.deleteAll(.request)))
     say("\(bandName) asks its wearer: press select on the band to delete everything, back to keep it.")
-    let deadline = Date().timeIntervalSince1970 + wait
-    while current == .awaitingWearer && Date().timeIntervalSince1970 < deadline {
+    let clock = SystemClock()   // monotonic: a clock change does not shorten or stretch the wait
+    let deadline = clock.nowSeconds + wait
+    while current == .awaitingWearer && clock.nowSeconds < deadline {
         sleepSeconds(0.5)
         current = try state(link.request(.deleteAll(.status)))
     }

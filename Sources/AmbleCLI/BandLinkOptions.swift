@@ -93,8 +93,9 @@ struct PairedBandOptions: ParsableArguments {
     }
 
     /// Connects to the paired band over a secure channel, trying again for a few seconds
-    /// while the band says it is busy.
-    func connect(store: CompanionStore) throws -> (link: CompanionLink, band: PairedBand) {
+    /// while the band says it is busy. With `stop`, a signal ends the pauses and the link's
+    /// waits (`SyncError.interrupted`, thrown as it is).
+    func connect(store: CompanionStore, stop: StopSignals? = nil) throws -> (link: CompanionLink, band: PairedBand) {
         let (band, address) = try target(in: store)
         // The key first: a connection's first message should follow it at once.
         let keyPair = try laptopKeyPair(store)
@@ -102,12 +103,15 @@ struct PairedBandOptions: ParsableArguments {
         do {
             link = try CompanionLink.connectToPairedBand(open: { try BandAddressOptions.open(address, baud: self.link.baud, timeout: self.link.timeout) },
                                                          laptopKeyPair: keyPair, bandPublicKey: band.publicKey, clock: SystemClock(),
-                                                         timeoutSeconds: self.link.timeout) { seconds in
+                                                         timeoutSeconds: self.link.timeout,
+                                                         isInterrupted: { stop?.isStopRequested ?? false }) { seconds in
                 writeStandardError("\(band.name) is busy; trying again in \(String(format: "%.1f", seconds)) s\n")
-                sleepSeconds(seconds)
+                if let stop { stop.pause(seconds) } else { sleepSeconds(seconds) }
             }
         } catch let error as CommandError {
             throw error
+        } catch SyncError.interrupted(let peer) {
+            throw SyncError.interrupted(peer: peer)
         } catch SyncError.refused(_, let refusal) where refusal.code == .busy {
             let tries = CompanionLink.busyRetryPauses.count + 1
             throw CommandError("\(band.name) is busy serving other laptops (\(tries) tries in about 5 s); try again in a minute")

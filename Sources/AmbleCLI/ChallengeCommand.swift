@@ -45,8 +45,9 @@ struct ChallengeCommand: ParsableCommand {
         return closed
     }
 
-    /// Whether `path` holds a store; read-only commands make none.
-    static func storeExists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+    /// Whether `path` holds a store (or may: one this user may not read is reported when
+    /// opened); read-only commands make none.
+    static func storeExists(_ path: String) -> Bool { !storeIsMissing(path) }
 }
 
 struct ShowChallengeCommand: ParsableCommand {
@@ -166,6 +167,8 @@ struct ChallengeReportCommand: ParsableCommand {
     @Flag(help: "Replace the HTML file if it exists.")
     var force = false
 
+    @OptionGroup var sharing: SharingOptions
+
     func validate() throws {
         guard challenge == "latest" || Int64(challenge) != nil else {
             throw ValidationError("\"\(challenge)\" is not a challenge id; give a number from `amble challenge reports` or `latest`")
@@ -175,21 +178,16 @@ struct ChallengeReportCommand: ParsableCommand {
 
     func run() throws {
         guard ChallengeCommand.storeExists(amble.storePath) else { throw CommandError("no challenge here yet: no store at \(amble.storePath)") }
-        if let html, !force && FileManager.default.fileExists(atPath: html) {
-            throw CommandError("\(html) exists; pass --force to replace it")
-        }
+        let output = html.map { OutputFile(path: $0, force: force, sharing: sharing.sharing) }
+        try output?.refuseToReplace()
         let store = try openCompanionStoreForReading(path: amble.storePath)
         let status = try Self.find(challenge, store: store, nowUnixSeconds: Date().timeIntervalSince1970, time: .system)
-        guard let html else {
+        guard let output else {
             print(ChallengeReport.reportText(status))
             return
         }
-        do {
-            try Data(ChallengeReport.html(status, time: .system).utf8).write(to: URL(fileURLWithPath: html), options: force ? [.atomic] : [.withoutOverwriting])
-        } catch {
-            throw CommandError("cannot write \(html): \(error)")
-        }
-        print("Wrote challenge #\(status.challenge.id)'s report to \(html)")
+        try output.write(ChallengeReport.html(status, time: .system))
+        print("Wrote challenge #\(status.challenge.id)'s report to \(output.path)")
     }
 
     /// The challenge `text` names, once over.

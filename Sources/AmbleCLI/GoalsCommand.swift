@@ -33,7 +33,7 @@ struct ShowGoalsCommand: ParsableCommand {
 
     func run() throws {
         // Reading only: no store is made when there is none.
-        guard FileManager.default.fileExists(atPath: amble.storePath) else {
+        guard !storeIsMissing(amble.storePath) else {
             print("No goals set and no sessions synced yet: pair a band (amble pair), then set goals with "
                   + "amble goals set --steps-per-day N --walks-per-week N --mindful-minutes-per-week N")
             return
@@ -71,9 +71,6 @@ struct SetGoalsCommand: ParsableCommand {
     var mindfulMinutesPerWeek: Int?
 
     func validate() throws {
-        guard stepsPerDay != nil || walksPerWeek != nil || mindfulMinutesPerWeek != nil else {
-            throw ValidationError("give at least one of --steps-per-day, --walks-per-week, --mindful-minutes-per-week")
-        }
         func check(_ value: Int?, _ option: String, _ range: ClosedRange<Int>, _ unit: String) throws {
             guard let value, value != 0 else { return }
             guard range.contains(value) else {
@@ -86,6 +83,11 @@ struct SetGoalsCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Here, not in validate(): the parser checks for unknown options only after validate(),
+        // so a misspelt option (--stepz-per-day) would be reported as no option at all.
+        guard stepsPerDay != nil || walksPerWeek != nil || mindfulMinutesPerWeek != nil else {
+            throw CommandError("give at least one of --steps-per-day, --walks-per-week, --mindful-minutes-per-week")
+        }
         let store = try openCompanionStore(path: amble.storePath)
         let targets = try Self.set(store: store, stepsPerDay: stepsPerDay, walksPerWeek: walksPerWeek,
                                    mindfulMinutesPerWeek: mindfulMinutesPerWeek, nowUnixSeconds: Date().timeIntervalSince1970)

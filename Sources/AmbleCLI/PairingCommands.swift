@@ -35,10 +35,17 @@ struct PairCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try openCompanionStore(path: amble.storePath, create: true)
+        // A new store (and its folders) is made only once the band has paired: a pairing that
+        // fails leaves nothing behind. Where it could not be made is said before pairing.
+        let path = amble.storePath
+        let existing = storeIsMissing(path) ? nil : try openCompanionStore(path: path)
+        if existing == nil, let problem = PathProblem.writing(path, makingFolders: true) {
+            throw CommandError("cannot make the store \(path): \(problem.sentence(orElse: "give --store a path you can write"))")
+        }
+        let keyPair = try existing.map(laptopKeyPair) ?? NoiseKeyPair.generate()
         let address = link.address!
         let stream = try BandAddressOptions.open(address, baud: link.baud, timeout: link.timeout)
-        let pairing = CompanionLink(stream: stream, laptopKeyPair: try laptopKeyPair(store), clock: SystemClock(), timeoutSeconds: link.timeout)
+        let pairing = CompanionLink(stream: stream, laptopKeyPair: keyPair, clock: SystemClock(), timeoutSeconds: link.timeout)
         // Goodbye in clear, so the band frees the line at once (a serial line especially).
         defer { pairing.close() }
         var waitingShown = false
@@ -73,8 +80,15 @@ struct PairCommand: ParsableCommand {
             }
             throw CommandError("pairing failed: \(error)")
         }
-        try store.pairBand(id: paired.bandID, name: paired.bandName, publicKey: paired.bandPublicKey, address: address,
-                           nowUnixSeconds: Date().timeIntervalSince1970)
+        do {
+            let store = try existing ?? openCompanionStore(path: path, create: true)
+            _ = try store.laptopPrivateKey { keyPair.privateKey }
+            try store.pairBand(id: paired.bandID, name: paired.bandName, publicKey: paired.bandPublicKey, address: address,
+                               nowUnixSeconds: Date().timeIntervalSince1970)
+        } catch {
+            throw CommandError("\(paired.bandName) paired, but this laptop could not keep the pairing: \(error); "
+                               + "choose Forget laptops on the band, then pair again")
+        }
         print("Paired with \(paired.bandName) (\(paired.bandID)). Sync with: amble sync")
     }
 
@@ -97,9 +111,14 @@ struct BandsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let bands = try openCompanionStoreForReading(path: amble.storePath).pairedBands()
+        print(Self.render(try openCompanionStoreForReading(path: amble.storePath).pairedBands(), json: json))
+    }
+
+    /// The list: local times, as every other command shows them (`time`: the machine's zone
+    /// unless a test passes another); JSON keeps UTC.
+    static func render(_ bands: [PairedBand], json: Bool, time: LocalTime = .system) -> String {
         if json {
-            print(SessionJSON.array(bands.map { band in
+            return SessionJSON.array(bands.map { band in
                 SessionJSON(text: "{" + [
                     ("id", SessionJSON.string(band.id)), ("name", SessionJSON.string(band.name)),
                     ("address", band.address.map(SessionJSON.string) ?? "null"),
@@ -107,18 +126,20 @@ struct BandsCommand: ParsableCommand {
                     ("last_sync", band.lastSyncUnixSeconds.map { SessionJSON.string(isoDate($0)) } ?? "null"),
                     ("sessions", String(band.sessionCount)),
                 ].map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
-            }))
-            return
+            })
         }
         guard !bands.isEmpty else {
-            print("No band is paired yet. Choose Pair laptop in the band's menu, then: amble pair --tcp HOST:PORT")
-            return
+            return "No band is paired yet. Choose Pair laptop in the band's menu, then: amble pair --tcp HOST:PORT"
         }
-        print(SessionText.pad("NAME", 20) + SessionText.pad("ID", 10) + SessionText.pad("ADDRESS", 22) + SessionText.pad("LAST SYNC", 22) + "SESSIONS")
+        var lines = [SessionText.pad("NAME", 20) + SessionText.pad("ID", 10) + SessionText.pad("ADDRESS", 22) + SessionText.pad("LAST SYNC", 18) + "SESSIONS"]
         for band in bands {
-            print(SessionText.pad(band.name, 20) + SessionText.pad(String(band.id.prefix(8)), 10) + SessionText.pad(band.address ?? "-", 22)
-                  + SessionText.pad(band.lastSyncUnixSeconds.map(isoDate) ?? "never", 22) + String(band.sessionCount))
+            lines.append(SessionText.pad(band.name, 20) + SessionText.pad(String(band.id.prefix(8)), 10) + SessionText.pad(band.address ?? "-", 22)
+                         + SessionText.pad(band.lastSyncUnixSeconds.map { localDateTime($0, in: time) } ?? "never", 18) + String(band.sessionCount))
         }
+        if let synced = bands.compactMap(\.lastSyncUnixSeconds).max() {
+            lines.append("Times in \(time.zoneLabel(synced)) (set TZ for another zone).")
+        }
+        return lines.joined(separator: "\n")
     }
 }
 

@@ -39,6 +39,8 @@ struct ReportCommand: ParsableCommand {
     @Flag(help: "Replace the file if it exists.")
     var force = false
 
+    @OptionGroup var sharing: SharingOptions
+
     func validate() throws {
         if week && month { throw ValidationError("give --week or --month, not both") }
         if week || month {
@@ -58,9 +60,8 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        if !force && FileManager.default.fileExists(atPath: html) {
-            throw CommandError("\(html) exists; pass --force to replace it")
-        }
+        let output = OutputFile(path: html, force: force, sharing: sharing.sharing)
+        try output.refuseToReplace()
         let store = try openCompanionStoreForReading(path: amble.storePath)
         let time = LocalTime { localUTCOffsetSeconds(atUnixSeconds: $0) }
         let page: String
@@ -91,11 +92,7 @@ struct ReportCommand: ParsableCommand {
             page = WalkReport.html(session, seconds: seconds, time: time)
             what = "\(session.summary.kind == .mindfulWalk ? "walk" : "calibration") #\(id)"
         }
-        do {
-            try Data(page.utf8).write(to: URL(fileURLWithPath: html), options: force ? [.atomic] : [.withoutOverwriting])
-        } catch {
-            throw CommandError("cannot write \(html): \(errorSentence(error))")
-        }
+        try output.write(page)
         print("Wrote \(what) to \(html)")
     }
 }

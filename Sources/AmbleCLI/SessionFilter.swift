@@ -57,7 +57,7 @@ struct SessionFilter {
     var since: TimeBound?
     var until: TimeBound?
     var kind: SessionKind?
-    /// A band's name (any case), its whole id, or the start of its id (4 characters or more).
+    /// A band's name (any case), or the start of its id (any length; the whole id included).
     var band: String?
 
     func includes(_ session: CompanionSession) -> Bool {
@@ -81,19 +81,25 @@ struct SessionFilter {
     }
 
     /// The sessions it keeps, in order. Throws when `band` names no band that has sessions
-    /// here, listing those that do.
+    /// here, listing those that do, or is the start of several bands' ids.
     func apply(_ sessions: [CompanionSession]) throws -> [CompanionSession] {
-        if let band, !sessions.contains(where: { Self.band(band, id: $0.bandID, name: $0.bandName) }) {
+        if let band {
             var names: [String: String] = [:]
             for session in sessions { names[session.bandID] = session.bandName }
-            let known = names.keys.sorted().map { "\(names[$0]!) (id \($0.prefix(8)))" }
-            throw CommandError("no band \"\(band)\" has sessions here" + (known.isEmpty ? "" : "; bands with sessions: " + known.joined(separator: ", ")))
+            func listed(_ ids: [String]) -> String { ids.sorted().map { "\(printableText(names[$0]!, maximum: 32)) (id \($0.prefix(8)))" }.joined(separator: ", ") }
+            let matching = names.keys.filter { Self.band(band, id: $0, name: names[$0]!) }
+            if matching.isEmpty {
+                throw CommandError("no band \"\(printableText(band))\" has sessions here" + (names.isEmpty ? "" : "; bands with sessions: " + listed(Array(names.keys))))
+            }
+            let byName = matching.filter { names[$0]!.lowercased() == band.lowercased() }
+            if byName.isEmpty && matching.count > 1 && !matching.contains(band) {
+                throw CommandError("several bands' ids start with \"\(printableText(band))\": \(listed(matching)); give more of the id")
+            }
         }
         return sessions.filter(includes)
     }
 
     private static func band(_ text: String, id: String, name: String) -> Bool {
-        let lowered = text.lowercased()
-        return id == text || (lowered.count >= 4 && id.lowercased().hasPrefix(lowered)) || name.lowercased() == lowered
+        PairedBand.isNamed(text, id: id, name: name)
     }
 }

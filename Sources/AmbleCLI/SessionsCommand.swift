@@ -137,9 +137,19 @@ struct SessionsCommand: ParsableCommand {
         @Option(name: [.short, .long], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
         var output: String?
 
-        func validate() throws { try validateSessionArgument(session) }
+        @Flag(help: "Replace the --output file if it exists.")
+        var force = false
+
+        @OptionGroup var sharing: SharingOptions
+
+        func validate() throws {
+            try validateSessionArgument(session)
+            if force && output == nil { throw ValidationError("--force is for --output FILE") }
+        }
 
         func run() throws {
+            let file = output.map { OutputFile(path: $0, force: force, sharing: sharing.sharing) }
+            try file?.refuseToReplace()
             let store = try openCompanionStoreForReading(path: amble.storePath)
             let id = try resolveSessionID(session, in: store)
             guard try store.session(id: id) != nil else {
@@ -159,11 +169,7 @@ struct SessionsCommand: ParsableCommand {
                 throw CommandError("session \(id) has no raw \(sensor == .ppg ? "PPG" : "accelerometer") samples"
                                    + (sensor == .ppg ? ": consent_heart_rate was off while it was recorded; `--raw steps` exports its accelerometer" : ""))
             }
-            if let output {
-                guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
-                    throw CommandError("cannot write \(output)")
-                }
-            }
+            try file?.write(text)
         }
     }
 }

@@ -23,7 +23,8 @@ struct SyncCommand: ParsableCommand {
             keeps what it finished and the part of the session under way; the next one resumes there. The band \
             marks a session synced only after this store has committed it. A session the band is still recording \
             is named, and comes with the first sync after it ends. After `amble reset`, the sync then asks the \
-            band's wearer to wipe the band (see amble reset --help).
+            band's wearer to wipe the band (see amble reset --help). A session the band listed but did not send \
+            (it failed its check, or the band cannot read it) is named, and the command exits with status 1.
             """
     )
 
@@ -42,25 +43,48 @@ struct SyncCommand: ParsableCommand {
 
     func run() throws {
         let store = try openCompanionStore(path: amble.storePath)
-        // Timed from before the connection: the handshake counts.
-        let started = Date().timeIntervalSince1970
-        let (link, band) = try target.connect(store: store)
+        // From here on Ctrl-C and SIGTERM stop the sync cleanly: what arrived is kept, the band
+        // hears a goodbye (so the next sync gets in at once), and the person reads what is kept.
+        let stop = StopSignals()
+        // Timed from before the connection (the handshake counts), on the monotonic clock.
+        let clock = SystemClock()
+        let started = clock.nowSeconds
+        let link: CompanionLink, band: PairedBand
+        do {
+            (link, band) = try target.connect(store: store, stop: stop)
+        } catch SyncError.interrupted {
+            writeStandardError("Stopped (\(stop.name)) before the sync began; nothing changed.\n")
+            throw ExitCode(stop.exitCode)
+        }
         defer { link.close() }
         let bar = json || !standardErrorIsTerminal() ? nil : ProgressBar()
         do {
             let result = try Synchronizer(sink: store, link: link).run { progress in bar?.show(progress) }
             bar?.finish()
-            let seconds = Date().timeIntervalSince1970 - started
+            let seconds = clock.nowSeconds - started
             if !json { print(Self.summary(result, seconds: seconds)) }
             fflush(nil)
-            GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
-            pushStudyReminder(store: store, link: link, bandName: band.name)
-            let wipe = try wipeAfterReset(link: link, band: band, store: store)
+            var wipe: WipeOutcome?
+            if !stop.isStopRequested {
+                GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
+                pushStudyReminder(store: store, link: link, bandName: band.name)
+                wipe = try wipeAfterReset(link: link, band: band, store: store)
+            }
             if json { print(Self.json(result, seconds: seconds, interrupted: nil, wipe: wipe)) }
+            if stop.isStopRequested {
+                writeStandardError("Stopped (\(stop.name)) after the sessions were pulled: they are all kept. "
+                                   + "The goals' line, a study's reminder and a wipe amble reset asked for wait for the next amble sync.\n")
+                throw ExitCode(stop.exitCode)
+            }
+            if let stuck = Self.stuck(result, bandName: band.name) { throw stuck }
         } catch let interrupted as Synchronizer.Interrupted {
             bar?.finish()
             if json {
-                print(Self.json(interrupted.result, seconds: Date().timeIntervalSince1970 - started, interrupted: interrupted))
+                print(Self.json(interrupted.result, seconds: clock.nowSeconds - started, interrupted: interrupted))
+            }
+            if case .interrupted = interrupted.cause {
+                writeStandardError("\(band.name): sync stopped (\(stop.name)). \(interrupted.kept) Run amble sync again to go on.\n")
+                throw ExitCode(stop.exitCode)
             }
             throw CommandError("\(band.name): \(interrupted.description) Run amble sync again to continue.")
         }
@@ -88,6 +112,9 @@ struct SyncCommand: ParsableCommand {
         } catch SyncError.failed(_, let code, let message) where code == .busy {
             say("\(band.name) is busy (\(message)); nothing deleted. The next amble sync asks again.")
             return .pending
+        } catch SyncError.interrupted {
+            say("Stopped while \(band.name) asked its wearer; if the wearer confirms on the band it is wiped, otherwise the next amble sync asks again.")
+            return .pending
         } catch let error as SyncError {
             throw CommandError("the sessions are synced, but the wipe was not asked: \(explain(error, band: band.name)). The next amble sync asks again.")
         }
@@ -114,6 +141,16 @@ struct SyncCommand: ParsableCommand {
         if json { _ = writeStandardError(line + "\n") } else { print(line) }
     }
 
+    /// The sessions the band listed that did not come (refused, or failed their check): each
+    /// named with the band's reason, and what to do. Nil when every one came.
+    static func stuck(_ result: Synchronizer.Result, bandName: String) -> CommandError? {
+        guard !result.refused.isEmpty else { return nil }
+        let sessions = result.refused.map { "band session \($0.bandSessionID): \(printableText($0.reason, maximum: SyncMessage.maximumMessageLength))" }
+        return CommandError("\(bandName): \(sessions.count) session\(sessions.count == 1 ? " was" : "s were") not pulled (\(sessions.joined(separator: "; "))). "
+                            + "They stay on the band and the next amble sync asks for them again: run it again; "
+                            + "if one still does not come, the band's log (journalctl -u ambled) says why")
+    }
+
     static func summary(_ result: Synchronizer.Result, seconds: Double) -> String {
         let count = result.pulled.count
         var lines = ["\(result.bandName) (\(result.bandID.prefix(8))): \(count) new session\(count == 1 ? "" : "s"), \(result.alreadyStored) already here, "
@@ -130,6 +167,9 @@ struct SyncCommand: ParsableCommand {
         for recording in result.recording ?? [] {
             lines.append("  " + SessionText.recordingLine(kind: recording.kind, startUnixSeconds: recording.startUnixSeconds,
                                                           recordedSeconds: recording.recordedSeconds))
+        }
+        if let storage = result.storage, storage.condition != .sound {
+            lines.append("  " + (storage.message.isEmpty ? "the band's store is \(storage.condition.name)" : storage.message))
         }
         return lines.joined(separator: "\n")
     }
@@ -153,6 +193,9 @@ struct SyncCommand: ParsableCommand {
                     + "\"recorded_seconds\": \($0.recordedSeconds)}"
             }
             fields.append(("recording", "[" + entries.joined(separator: ", ") + "]"))
+        }
+        if let storage = result.storage {
+            fields.append(("band_storage", "{\"condition\": \(SessionJSON.string(storage.condition.name)), \"message\": \(SessionJSON.string(storage.message))}"))
         }
         if let wipe { fields.append(("band_wipe", SessionJSON.string(wipe.rawValue))) }
         if let interrupted {

@@ -19,6 +19,10 @@ public struct StudyEnrollment: Equatable, Sendable {
     public var fileText: String
     /// When the wearer joined, seconds since 1970-01-01T00:00:00Z.
     public var joinedUnixSeconds: Double
+    /// When the wearer left the study (`amble study leave`), seconds since 1970; nil while
+    /// they take part. A study left asks nothing more, and its reminder is turned off on the
+    /// band at the next sync; its answers stay unless the wearer deleted them.
+    public var leftUnixSeconds: Double?
 }
 
 /// One answer to one item of a questionnaire, in one of its periods.
@@ -76,6 +80,11 @@ public enum StudyStoreError: Error, Equatable, Sendable, CustomStringConvertible
     case noStudy
     /// No answer to change.
     case noSuchAnswer(questionnaire: String, period: String, item: String)
+    /// The store keeps the answers of a study the wearer left; another study waits until they
+    /// are exported and deleted.
+    case leftStudyHasAnswers(studyName: String, participantID: String, answers: Int)
+    /// The wearer left the study: nothing is asked or stored any more.
+    case left(studyName: String)
 
     public var description: String {
         switch self {
@@ -87,13 +96,19 @@ public enum StudyStoreError: Error, Equatable, Sendable, CustomStringConvertible
             return "no study joined; join one with `amble study join FILE`"
         case let .noSuchAnswer(questionnaire, period, item):
             return "no answer to \(questionnaire).\(item) for \(period)"
+        case let .leftStudyHasAnswers(name, participant, answers):
+            return "this store keeps \(answers) answer\(answers == 1 ? "" : "s") of \"\(name)\" (participant \(participant), who left it): "
+                + "export them with `amble study export`, then delete them with `amble study leave --delete-answers`, or use another --store"
+        case let .left(name):
+            return "you left \"\(name)\"; join it again with `amble study join FILE` to answer"
         }
     }
 }
 
 extension CompanionStore {
-    /// The "study" migration: the study joined and its answers. Registered after "v5-raw"
-    /// (CompanionStore.migrator); its SQL is frozen once shipped.
+    /// The "study" migration: the study joined and its answers, and "study-leave": when the
+    /// wearer left it. Registered after "goals" (CompanionStore.migrator); their SQL is frozen
+    /// once shipped.
     static func registerStudyMigration(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("study") { db in
             try db.execute(sql: """
@@ -124,25 +139,38 @@ extension CompanionStore {
                   PRIMARY KEY ("enrollment_id", "questionnaire", "period", "item"));
                 """)
         }
+        migrator.registerMigration("study-leave") { db in
+            // When the wearer left the study (`amble study leave`); NULL while they take part.
+            try db.execute(sql: #"ALTER TABLE "study_enrollment" ADD COLUMN "left_unix" DOUBLE"#)
+        }
     }
 
     // MARK: Joining
 
     /// Joins a study: records its file and the participant. Joining the same study as the same
-    /// participant again replaces the kept file (a corrected one) and keeps the answers; another
-    /// study or participant is refused (`StudyStoreError.otherStudyJoined`).
+    /// participant again replaces the kept file (a corrected one) and keeps the answers, also
+    /// after leaving it (the participant takes part again). Another study or participant is
+    /// refused (`StudyStoreError.otherStudyJoined`); once the one joined was left, it is
+    /// replaced, unless its answers are still here (`StudyStoreError.leftStudyHasAnswers`).
     @discardableResult
     public func joinStudy(participantID: String, studyName: String, fileName: String, fileText: String,
                           nowUnixSeconds: Double) throws -> StudyEnrollment {
         try writer.write { db in
             if let existing = try Self.enrollment(db) {
-                guard existing.studyName == studyName && existing.participantID == participantID else {
+                if existing.studyName == studyName && existing.participantID == participantID {
+                    try db.execute(sql: #"UPDATE "study_enrollment" SET "file_name" = ?, "file_text" = ?, "left_unix" = NULL WHERE "id" = ?"#,
+                                   arguments: [fileName, fileText, existing.id])
+                    return StudyEnrollment(id: existing.id, participantID: participantID, studyName: studyName, fileName: fileName,
+                                           fileText: fileText, joinedUnixSeconds: existing.joinedUnixSeconds)
+                }
+                guard existing.leftUnixSeconds != nil else {
                     throw StudyStoreError.otherStudyJoined(studyName: existing.studyName, participantID: existing.participantID)
                 }
-                try db.execute(sql: #"UPDATE "study_enrollment" SET "file_name" = ?, "file_text" = ? WHERE "id" = ?"#,
-                               arguments: [fileName, fileText, existing.id])
-                return StudyEnrollment(id: existing.id, participantID: participantID, studyName: studyName, fileName: fileName,
-                                       fileText: fileText, joinedUnixSeconds: existing.joinedUnixSeconds)
+                let answers = try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "study_answer" WHERE "enrollment_id" = ?"#, arguments: [existing.id]) ?? 0
+                guard answers == 0 else {
+                    throw StudyStoreError.leftStudyHasAnswers(studyName: existing.studyName, participantID: existing.participantID, answers: answers)
+                }
+                try db.execute(sql: #"DELETE FROM "study_enrollment" WHERE "id" = ?"#, arguments: [existing.id])
             }
             try db.execute(sql: """
                 INSERT INTO "study_enrollment" ("participant_id", "study_name", "file_name", "file_text", "joined_unix")
@@ -150,6 +178,25 @@ extension CompanionStore {
                 """, arguments: [participantID, studyName, fileName, fileText, nowUnixSeconds])
             return StudyEnrollment(id: db.lastInsertedRowID, participantID: participantID, studyName: studyName, fileName: fileName,
                                    fileText: fileText, joinedUnixSeconds: nowUnixSeconds)
+        }
+    }
+
+    /// Leaves the study joined here at `nowUnixSeconds` (the first time counts when left
+    /// again); with `deleteAnswers`, its answers and submissions are deleted in the same
+    /// transaction. Returns the enrollment as left and how many answers were deleted.
+    @discardableResult
+    public func leaveStudy(nowUnixSeconds: Double, deleteAnswers: Bool) throws -> (enrollment: StudyEnrollment, answersDeleted: Int) {
+        try writer.write { db in
+            guard var enrollment = try Self.enrollment(db) else { throw StudyStoreError.noStudy }
+            if enrollment.leftUnixSeconds == nil {
+                try db.execute(sql: #"UPDATE "study_enrollment" SET "left_unix" = ? WHERE "id" = ?"#, arguments: [nowUnixSeconds, enrollment.id])
+                enrollment.leftUnixSeconds = nowUnixSeconds
+            }
+            guard deleteAnswers else { return (enrollment, 0) }
+            try db.execute(sql: #"DELETE FROM "study_answer" WHERE "enrollment_id" = ?"#, arguments: [enrollment.id])
+            let deleted = db.changesCount
+            try db.execute(sql: #"DELETE FROM "study_submission" WHERE "enrollment_id" = ?"#, arguments: [enrollment.id])
+            return (enrollment, deleted)
         }
     }
 
@@ -167,6 +214,7 @@ extension CompanionStore {
                                    nowUnixSeconds: Double) throws {
         try writer.write { db in
             guard let enrollment = try Self.enrollment(db) else { throw StudyStoreError.noStudy }
+            guard enrollment.leftUnixSeconds == nil else { throw StudyStoreError.left(studyName: enrollment.studyName) }
             let done = try Bool.fetchOne(db, sql: """
                 SELECT 1 FROM "study_submission" WHERE "enrollment_id" = ? AND "questionnaire" = ? AND "period" = ?
                 """, arguments: [enrollment.id, questionnaire, period]) ?? false
@@ -246,7 +294,7 @@ extension CompanionStore {
     private static func enrollment(_ db: Database) throws -> StudyEnrollment? {
         try Row.fetchOne(db, sql: #"SELECT * FROM "study_enrollment" ORDER BY "id" DESC LIMIT 1"#).map { row in
             StudyEnrollment(id: row["id"], participantID: row["participant_id"], studyName: row["study_name"], fileName: row["file_name"],
-                            fileText: row["file_text"], joinedUnixSeconds: row["joined_unix"])
+                            fileText: row["file_text"], joinedUnixSeconds: row["joined_unix"], leftUnixSeconds: row["left_unix"])
         }
     }
 

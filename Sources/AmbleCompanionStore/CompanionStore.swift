@@ -47,6 +47,16 @@ public struct PairedBand: Equatable, Sendable {
     }
 }
 
+extension PairedBand {
+    /// Whether `text`, as a person names a band (`--band`, `amble unpair`), names the band with
+    /// this id and name: the start of its id, of any length and in any case (the whole id
+    /// included), or its name in any case. Several bands may answer to a short start: the
+    /// callers say so and ask for more of the id.
+    public static func isNamed(_ text: String, id: String, name: String) -> Bool {
+        let lowered = text.lowercased()
+        return !lowered.isEmpty && (id.lowercased().hasPrefix(lowered) || name.lowercased() == lowered)
+    }
+}
 
 /// What the laptop's store refuses, and why.
 public enum CompanionStoreError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -180,7 +190,7 @@ public final class CompanionStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state", "goals", "study"]
+    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state", "goals", "study", "study-leave"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -323,16 +333,13 @@ public final class CompanionStore: Sendable {
         try writer.read(Self.pairedBands)
     }
 
-    /// The paired band `text` names: its exact id, a prefix of its id (at least 4 characters,
-    /// any case), or its name (any case). Nil when none does; throws
+    /// The paired band `text` names: its exact id, the start of its id (any length, any case),
+    /// or its name (any case). Nil when none does; throws
     /// `CompanionStoreError.ambiguous` when several do.
     public func band(matching text: String) throws -> PairedBand? {
         let bands = try pairedBands()
         if let exact = bands.first(where: { $0.id == text }) { return exact }
-        let lowered = text.lowercased()
-        let matches = bands.filter { band in
-            (lowered.count >= 4 && band.id.lowercased().hasPrefix(lowered)) || band.name.lowercased() == lowered
-        }
+        let matches = bands.filter { PairedBand.isNamed(text, id: $0.id, name: $0.name) }
         guard matches.count <= 1 else { throw CompanionStoreError.ambiguous(text, matches) }
         return matches.first
     }

@@ -175,6 +175,12 @@ final class FuzzBandHost: BandLinkHost {
     func pairingVerdict(connection: Int, accepted: Bool) -> SyncMessage.PairingState { accepted ? .paired : .declined }
     func pairingState(connection: Int) -> SyncMessage.PairingState { .awaitingWearer }
     func pairingEnded(connection: Int) {}
+    /// The band's own handshake limits, on the fuzzer's time.
+    private var gate = HandshakeGate(now: 0)
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal? {
+        gate.refusal(address: "fuzz", kind: kind, message: message, now: now)
+    }
+    func pairedLaptopConnected(connection: Int, message: [UInt8]) { gate.remember(connectMessage: message) }
     func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage {
         if case .hello = request { return .welcome(version: SyncMessage.highestVersion, bandID: "fuzz-band", bandName: "Fuzz band", bandUnixSeconds: 1_800_000_000) }
         return .failure(code: .badRequest, message: "fuzzing")

@@ -11,7 +11,7 @@ public protocol BandClock: AnyObject {
 /// against real time.
 public final class ManualClock: BandClock {
     public private(set) var nowSeconds: Double
-    public let unixOriginSeconds: Double
+    public private(set) var unixOriginSeconds: Double
 
     public init(startSeconds: Double = 0, unixOriginSeconds: Double = 1_767_225_600) {
         self.nowSeconds = startSeconds
@@ -23,6 +23,12 @@ public final class ManualClock: BandClock {
     public func advance(bySeconds seconds: Double) {
         precondition(seconds >= 0, "time only moves forward")
         nowSeconds += seconds
+    }
+
+    /// Steps the date by `seconds` (either way), as NTP or `date -s` steps a system clock;
+    /// monotonic time goes on as it was.
+    public func moveDate(bySeconds seconds: Double) {
+        unixOriginSeconds += seconds
     }
 
 }

@@ -5,6 +5,9 @@
 public protocol ByteStream: AnyObject {
     /// What a person would call the other end, e.g. `127.0.0.1:7070` or `/dev/ttyUSB0`.
     var peerName: String { get }
+    /// The other end as limits per peer count it: a TCP peer's address without its port, else
+    /// `peerName`.
+    var peerHost: String { get }
     /// A descriptor that becomes readable when bytes arrive.
     var pollDescriptor: Int32 { get }
     /// Reads what is available, at most `maxCount` bytes, waiting at most `timeoutSeconds`
@@ -15,6 +18,10 @@ public protocol ByteStream: AnyObject {
     /// Writes as much of `bytes` as the stream takes without waiting; returns how many.
     func writeAvailable(_ bytes: ArraySlice<UInt8>) throws(StreamError) -> Int
     func close()
+}
+
+extension ByteStream {
+    public var peerHost: String { peerName }
 }
 
 public struct StreamError: Error, Equatable, CustomStringConvertible, Sendable {

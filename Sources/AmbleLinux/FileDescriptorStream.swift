@@ -6,12 +6,14 @@ import AmbleHardware
 /// A `ByteStream` over a non-blocking descriptor (a TCP socket or a serial line).
 public class FileDescriptorStream: ByteStream {
     public let peerName: String
+    public let peerHost: String
     public let pollDescriptor: Int32
     private var closed = false
 
-    init(descriptor: Int32, peerName: String) {
+    init(descriptor: Int32, peerName: String, peerHost: String? = nil) {
         self.pollDescriptor = descriptor
         self.peerName = peerName
+        self.peerHost = peerHost ?? peerName
     }
 
     deinit { close() }

@@ -94,3 +94,47 @@ final class PseudoTerminalController: FileDescriptorStream {
     }
     deinit { closeDescriptor(keepOpen) }
 }
+
+/// A serial line between two programs that each open a device: two pseudo-terminal pairs
+/// whose controlling sides are joined, passing at most `bytesPerSecond` each way when given
+/// (a line at B baud, 8N1, passes B / 10). The band opens one subordinate path, the laptop the
+/// other (`scripts/bench-sync`, the interrupted-sync tests).
+public final class SerialLineRelay {
+    /// The two ends' device paths.
+    public let paths: (String, String)
+    private let ends: [FileDescriptorStream]
+    private let bytesPerSecond: Double?
+
+    public init(bytesPerSecond: Double? = nil) throws(StreamError) {
+        let a = try PseudoTerminalPair.open(), b = try PseudoTerminalPair.open()
+        paths = (a.subordinatePath, b.subordinatePath)
+        ends = [a.controller, b.controller]
+        self.bytesPerSecond = bytesPerSecond
+    }
+
+    /// Passes bytes both ways until `stop` says so (asked about every millisecond).
+    public func run(until stop: () -> Bool = { false }) {
+        let clock = SystemClock()
+        var credit = [0.0, 0.0]
+        var last = clock.nowSeconds
+        var pending: [[UInt8]] = [[], []]
+        while !stop() {
+            let now = clock.nowSeconds
+            if let rate = bytesPerSecond {
+                for i in 0 ..< 2 { credit[i] = min(credit[i] + (now - last) * rate, rate * 0.01 + 64) }
+            }
+            last = now
+            for i in 0 ..< 2 {
+                if pending[i].count < 4096, let bytes = try? ends[i].read(maxCount: 4096, timeoutSeconds: 0), !bytes.isEmpty {
+                    pending[i] += bytes
+                }
+                let allowed = bytesPerSecond == nil ? pending[i].count : min(pending[i].count, Int(credit[i]))
+                if allowed > 0, let written = try? ends[1 - i].writeAvailable(pending[i][..<allowed]), written > 0 {
+                    pending[i].removeFirst(written)
+                    credit[i] -= Double(written)
+                }
+            }
+            _ = waitForReadable(ends.map(\.pollDescriptor), timeoutSeconds: 0.001)
+        }
+    }
+}

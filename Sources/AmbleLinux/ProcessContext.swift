@@ -33,10 +33,12 @@ public func currentDirectoryPath() -> String? {
     return cString(buffer)
 }
 
-/// Whether `path` is a regular file (symbolic links followed) this process can read.
-public func isReadableFile(atPath path: String) -> Bool {
-    var status = stat()
-    if case .failure = Syscall.retrying({ stat(path, &status) }) { return false }
-    guard status.st_mode & S_IFMT == S_IFREG else { return false }
-    return access(path, R_OK) == 0
+/// Whether something is at `path`, or may be: false only when it, or a folder on the way, is
+/// missing or a file where a folder must be. A folder this user may not enter hides what is
+/// in it, and a file this user may not read is there: `ambled` looks for its board with this,
+/// so that an installed board it may not read is reported rather than passed over for the
+/// simulated one.
+public func somethingMayBeAt(_ path: String) -> Bool {
+    guard let problem = PathProblem.reading(path) else { return true }
+    return problem.kind != .missing && problem.kind != .notAFolder
 }

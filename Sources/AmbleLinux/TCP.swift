@@ -38,17 +38,25 @@ public struct HostPort: Equatable, Sendable, CustomStringConvertible {
 
 /// A connected TCP socket.
 public final class TCPConnection: FileDescriptorStream {
-    /// Connects to `target`, trying each address the name resolves to.
-    public static func connect(to target: HostPort, timeoutSeconds: Double = 5) throws(StreamError) -> TCPConnection {
+    /// Connects to `target`, trying each address the name resolves to; from the local address
+    /// `source` when given (a bench's or a test's peers on 127.0.0.2 beside a laptop on 127.0.0.1).
+    public static func connect(to target: HostPort, timeoutSeconds: Double = 5, from source: String? = nil) throws(StreamError) -> TCPConnection {
         let peer = target.description
         var lastError = StreamError(peer: peer, message: "no address found for \(target.host)")
         let addresses = try resolve(target, passive: false)
         defer { freeaddrinfo(addresses) }
+        let local = try source.map { source throws(StreamError) in try resolve(HostPort(host: source, port: 0), passive: false) }
+        defer { if let local { freeaddrinfo(local) } }
         var cursor = addresses
         while let info = cursor {
             cursor = info.pointee.ai_next
             let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), info.pointee.ai_protocol)
             if fd < 0 { lastError = StreamError(peer: peer, message: "socket failed", errno: errno); continue }
+            if let local = local ?? nil, bind(fd, local.pointee.ai_addr, local.pointee.ai_addrlen) < 0 {
+                lastError = StreamError(peer: peer, message: "cannot connect from \(source ?? "")", errno: errno)
+                closeDescriptor(fd)
+                continue
+            }
             if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) < 0 && errno != EINPROGRESS {
                 lastError = connectError(peer: peer, code: errno)
                 closeDescriptor(fd)
@@ -144,7 +152,7 @@ public final class TCPListener {
                 _ = setNonBlocking(fd)
                 var one: Int32 = 1
                 setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                return TCPConnection(descriptor: fd, peerName: describe(&storage))
+                return TCPConnection(descriptor: fd, peerName: describe(&storage), peerHost: hostKey(&storage))
             }
             let code = errno
             if code == EINTR || code == ECONNABORTED { continue }
@@ -179,4 +187,26 @@ private func describe(_ storage: inout sockaddr_storage) -> String {
     if status != 0 { return "unknown peer" }
     let h = cString(host), s = cString(service)
     return h.contains(":") ? "[\(h)]:\(s)" : "\(h):\(s)"
+}
+
+/// A peer's address for limits per peer, without the port: IPv4 (also when mapped into IPv6)
+/// or the whole IPv6 address. Not IPv6's /64: every device on a home LAN shares one (and
+/// link-local fe80::), and an attacker with many addresses is bounded by the band's shared
+/// limit for new addresses anyway.
+private func hostKey(_ storage: inout sockaddr_storage) -> String {
+    withUnsafePointer(to: &storage) { pointer in
+        if Int32(pointer.pointee.ss_family) == AF_INET6 {
+            let bytes = pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                withUnsafeBytes(of: address.pointee.sin6_addr) { Array($0) }
+            }
+            if bytes.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] {
+                return bytes.suffix(4).map(String.init).joined(separator: ".")
+            }
+            return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
+        }
+        let bytes = pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+            withUnsafeBytes(of: address.pointee.sin_addr) { Array($0) }
+        }
+        return bytes.map(String.init).joined(separator: ".")
+    }
 }

@@ -78,7 +78,7 @@ public enum BandSetting: String, CaseIterable, Sendable, Codable {
         case .reminderText: return "1 to 40 characters"
         case .heightCentimeters: return "a whole number of centimetres from 100 to 230"
         case .weightKilograms: return "a whole number of kilograms from 25 to 250"
-        case .bandName: return "1 to 32 characters, letters, digits, spaces, - and _"
+        case .bandName: return "1 to 32 characters that print (letters, digits, spaces, punctuation; no control characters)"
         case .retentionDays: return "a whole number of days from 1 to 365"
         case .goalProgress: return "0 to \(Self.goalProgressMaximumLength) printable ASCII characters (set by amble sync from the goals)"
         }
@@ -124,9 +124,10 @@ public enum BandSetting: String, CaseIterable, Sendable, Codable {
         case .heightCentimeters: return try integer(100 ... 230)
         case .weightKilograms: return try integer(25 ... 250)
         case .bandName:
-            let allowed = value.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0" ... "9").contains($0) || $0 == " " || $0 == "-" || $0 == "_" }
-            // 32 characters and 64 UTF-8 bytes at most: the link carries names up to 64 bytes.
-            guard (1 ... 32).contains(value.count), value.utf8.count <= 64, allowed else { throw fail }
+            // What people type ("Ann's band", "Zoë – left"): every output escapes it (HTML,
+            // CSV, JSON, XML). 32 characters and 64 UTF-8 bytes at most: the link carries
+            // names up to 64 bytes.
+            guard (1 ... 32).contains(value.count), value.utf8.count <= 64, isPrintable(value) else { throw fail }
             return value
         case .retentionDays: return try integer(1 ... 365)
         case .goalProgress:

@@ -47,6 +47,22 @@ public struct SessionSecond: Codable, Equatable, Sendable {
     public var isWalking: Bool { cadenceStepsPerMinute > 0 && !paused }
 }
 
+/// What closing a session from its stored seconds needs beyond them, kept with each second
+/// the band stores, so that a power cut loses at most the second under way.
+public struct SessionProgress: Equatable, Sendable {
+    /// Steps taken and counted by the end of the second but not yet released by the step
+    /// counter (in no second's row yet), by the second they were taken in: what the session
+    /// would gain if it ended then, and where.
+    public var pendingSteps: [StepsAdded]
+    /// Active energy of the session so far, kcal; nil when not known.
+    public var activeKilocalories: Double?
+
+    public init(pendingSteps: [StepsAdded], activeKilocalories: Double?) {
+        self.pendingSteps = pendingSteps
+        self.activeKilocalories = activeKilocalories
+    }
+}
+
 /// The settings a session ran with.
 public struct SessionParameters: Codable, Equatable, Sendable {
     /// The wearer's calibrated normal cadence, steps per minute (walks; nil for calibrations).

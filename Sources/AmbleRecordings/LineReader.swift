@@ -1,3 +1,4 @@
+import AmbleLinux
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -18,7 +19,8 @@ public struct LineReader: IteratorProtocol, Sequence {
             // Recordings are at most tens of megabytes: mapping them keeps memory flat.
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
-            throw RecordingError(file: path, line: nil, message: "cannot read the file; check that it exists and is readable")
+            let problem = PathProblem.reading(path)
+            throw RecordingError(file: path, line: nil, message: problem?.sentence(given: path) ?? "cannot be read: \(error)")
         }
     }
 

@@ -1,3 +1,4 @@
+import AmbleLinux
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -69,12 +70,19 @@ public struct ScenarioScript: Equatable, Sendable {
         public var file: String
         public var line: Int
         public var message: String
-        public var description: String { "\(file):\(line): \(message)" }
+        /// Line 0: the file as a whole (it cannot be read).
+        public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
     }
 
+    /// The most a script may hold, bytes: 1 MiB (a scripted day of walks is a few kB).
+    public static let maximumBytes = 1024 * 1024
+
     public static func load(path: String) throws -> ScenarioScript {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ParseError(file: path, line: 0, message: "cannot read the script; check the path")
+        let data: [UInt8]
+        do {
+            data = try readWholeFile(atPath: path, limitBytes: maximumBytes)
+        } catch {
+            throw ParseError(file: path, line: 0, message: error.sentence(given: path))
         }
         return try parse(String(decoding: data, as: UTF8.self), file: path)
     }

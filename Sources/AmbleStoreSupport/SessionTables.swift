@@ -254,25 +254,56 @@ public struct SecondRow: Codable, Equatable, Sendable, FetchableRecord, Persista
 /// (0600 in 0700): sessions and keys are private.
 ///
 /// `readOnly`: one connection that cannot write (SQLite refuses every write through it), for
-/// commands that only read; the file must exist.
-public func openDatabase(path: String?, readOnly: Bool = false) throws -> any DatabaseWriter {
-    var configuration = Configuration()
-    configuration.foreignKeysEnabled = true
-    configuration.busyMode = .timeout(5)
-    configuration.readonly = readOnly
-    guard let path else { return try DatabaseQueue(configuration: configuration) }
+/// commands that only read; the file must exist. `maximumBytes`: the database never grows
+/// past about this size (SQLite's `max_page_count`, not below its size now); a write that
+/// would fails as on a full disk (`isStoreFullError`).
+///
+/// On a full disk SQLite cannot make the shared-memory index of the write-ahead log, nor GRDB
+/// the table it makes and drops to start the log: the store is then opened as one connection
+/// that keeps the index in its own memory (exclusive locking: no other program opens the store
+/// meanwhile), which reads everything stored and writes what fits.
+public func openDatabase(path: String?, readOnly: Bool = false, maximumBytes: Int? = nil) throws -> any DatabaseWriter {
+    func configuration(exclusive: Bool = false) -> Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        configuration.readonly = readOnly
+        if exclusive {
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
+        }
+        if let maximumBytes {
+            configuration.prepareDatabase { db in
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumBytes / pageSize))")
+            }
+        }
+        return configuration
+    }
+    /// Opens with `open`, and once more with exclusive locking when the disk is full.
+    func opening<Writer>(_ open: (_ configuration: Configuration, _ exclusive: Bool) throws -> Writer) throws -> Writer {
+        do {
+            return try open(configuration(), false)
+        } catch let error as DatabaseError where [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode.primaryResultCode) {
+            return try open(configuration(exclusive: true), true)
+        }
+    }
+    guard let path else { return try DatabaseQueue(configuration: configuration()) }
     try checkStoreFile(path: path)
     do {
         if !readOnly && (storeFileHasData(path: path) || storeFileHasData(path: path + "-wal")) {
             // Another program's database is refused before a writing connection (which sets
             // WAL mode in the file's header) touches it. A new file has nothing to look at.
-            var looking = Configuration()
-            looking.readonly = true
-            try DatabaseQueue(path: path, configuration: looking).read { try refuseForeignDatabase($0, path: path) }
+            // (Read-only, unless the disk is full: such a connection cannot keep the log's
+            // index in its memory. This one writes nothing either way.)
+            try opening { looking, exclusive in
+                var looking = looking
+                looking.readonly = !exclusive
+                return try DatabaseQueue(path: path, configuration: looking)
+            }.read { try refuseForeignDatabase($0, path: path) }
         }
         let writer: any DatabaseWriter
         if readOnly {
-            writer = try openForReading(path: path, configuration: configuration)
+            writer = try openForReading(path: path, configuration: configuration())
             try writer.read { try refuseForeignDatabase($0, path: path) }
         } else {
             #if canImport(Glibc)
@@ -281,7 +312,9 @@ public func openDatabase(path: String?, readOnly: Bool = false) throws -> any Da
             let previous = umask(0o077)
             defer { umask(previous) }
             #endif
-            writer = try DatabasePool(path: path, configuration: configuration)
+            writer = try opening { configuration, exclusive -> any DatabaseWriter in
+                exclusive ? try DatabaseQueue(path: path, configuration: configuration) : try DatabasePool(path: path, configuration: configuration)
+            }
             #if canImport(Glibc)
             for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
             #endif
@@ -292,20 +325,43 @@ public func openDatabase(path: String?, readOnly: Bool = false) throws -> any Da
     }
 }
 
-/// A read-only connection; on read-only media (where SQLite cannot make the WAL's
-/// shared-memory file) the file is opened as immutable, which is exact as long as no
-/// write-ahead log beside it holds data the file lacks.
+/// A read-only connection that writes nothing beside the store, so that a reviewer can read a
+/// store they may not write (someone else's, a read-only disk) and a review leaves no `-wal`
+/// or `-shm` file behind. SQLite reads a WAL database through its index in the `-shm` file,
+/// which a read-only connection creates when it is missing and leaves behind; where it may not
+/// create it, the open fails (`SQLITE_READONLY_DIRECTORY`). So (docs/robustness.md):
+///
+/// - When no other connection has the store open and no `-wal` beside it holds data, the file
+///   alone is the store: it is opened `immutable` (no index, no locks, nothing made), while
+///   this holds a read lock on SQLite's shared-lock bytes (`StoreReadLock`). That lock keeps a
+///   writer that opens meanwhile from folding its log into the file when it closes, which is
+///   the one change to the file that a reader without the index would not see coming.
+/// - Otherwise (a writer is at work, or a log holds data) the newest data is in the log, and
+///   only the index finds it: an ordinary read-only connection, sharing the writer's `-shm`.
+///   Where that cannot be made either, the store's log is named with what to do.
 private func openForReading(path: String, configuration: Configuration) throws -> DatabaseQueue {
+    let logHoldsData = storeFileHasData(path: path + "-wal")
+    if !logHoldsData, let lock = StoreReadLock(path: path), !lock.otherConnectionsAreOpen {
+        var configuration = configuration
+        // The lock lives as long as the connection: its preparation closure holds it.
+        configuration.prepareDatabase { _ in withExtendedLifetime(lock) {} }
+        return try DatabaseQueue(path: immutableURI(path), configuration: configuration)
+    }
     do {
         return try DatabaseQueue(path: path, configuration: configuration)
-    } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CANTOPEN && !storeFileHasData(path: path + "-wal") {
-        var uri = "file:"
-        for scalar in path.unicodeScalars {
-            switch scalar {
-            case "?", "#", "%": uri += "%" + String(UInt8(scalar.value), radix: 16, uppercase: true)
-            default: uri.unicodeScalars.append(scalar)
-            }
-        }
-        return try DatabaseQueue(path: uri + "?immutable=1", configuration: configuration)
+    } catch let error as DatabaseError where logHoldsData && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
+        throw StoreFileError(path: path, problem: .logNeedsIndex)
     }
+}
+
+/// The URI that opens `path` immutable (`?`, `#` and `%` in it escaped).
+private func immutableURI(_ path: String) -> String {
+    var uri = "file:"
+    for scalar in path.unicodeScalars {
+        switch scalar {
+        case "?", "#", "%": uri += "%" + String(UInt8(scalar.value), radix: 16, uppercase: true)
+        default: uri.unicodeScalars.append(scalar)
+        }
+    }
+    return uri + "?immutable=1"
 }

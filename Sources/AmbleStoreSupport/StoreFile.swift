@@ -24,6 +24,9 @@ public struct StoreFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case notAFile
         /// SQLite failed on it (its primary result code and message).
         case sqlite(code: Int32, message: String)
+        /// Its write-ahead log (`-wal`) holds data not yet in the file, which SQLite reads only
+        /// through an index (`-shm`) that this user may not make beside it.
+        case logNeedsIndex
     }
 
     public var path: String
@@ -47,6 +50,10 @@ public struct StoreFileError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(path) is a folder or a device, not a store file; give the path of the store file itself"
         case .sqlite(let code, let message):
             return "\(path) " + Self.sentence(code: code, message: message)
+        case .logNeedsIndex:
+            return "\(path) has changes in \(path)-wal not yet written into it, and reading them needs a \(path)-shm file beside it, "
+                + "which this user may not make; run any amble command that writes (amble sync) as the store's owner, "
+                + "or copy the store and its -wal file together into a folder of yours and read the copy"
         }
     }
 
@@ -94,6 +101,68 @@ func checkStoreFile(path: String) throws {
     #endif
 }
 
+/// A read lock on one of the bytes where SQLite's connections hold their shared locks (an open
+/// file description lock, `F_OFD_SETLK`, so that no other descriptor's closing drops it and it
+/// conflicts with SQLite's own locks in this process too). While it is held, no connection can
+/// take the exclusive lock SQLite needs to fold a write-ahead log into the file at its close.
+/// A connection to a WAL database holds a shared lock on all of the bytes for as long as it
+/// is open, so a lock found on the others tells that one is open; another reader's lock, on
+/// the last byte alone, does not count.
+final class StoreReadLock: Sendable {
+    private let fd: Int32
+
+    /// SQLite's shared-lock bytes: `PENDING_BYTE` (0x40000000) + 2, 510 of them (os_unix.c).
+    private static let sharedFirst = 0x4000_0002, sharedSize = 510
+
+    /// Nil when the file cannot be opened or locked (a writer holds it exclusively).
+    init?(path: String) {
+        #if canImport(Glibc)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var request = Self.range(type: F_RDLCK, start: Self.sharedFirst + Self.sharedSize - 1, length: 1)
+        guard fcntl(fd, Self.setLock, &request) == 0 else {
+            close(fd)
+            return nil
+        }
+        self.fd = fd
+        #else
+        return nil
+        #endif
+    }
+
+    /// Whether an SQLite connection (in any process, this one included) has the store open.
+    var otherConnectionsAreOpen: Bool {
+        #if canImport(Glibc)
+        var probe = Self.range(type: F_WRLCK, start: Self.sharedFirst, length: Self.sharedSize - 1)
+        guard fcntl(fd, Self.getLock, &probe) == 0 else { return true }
+        return probe.l_type != F_UNLCK
+        #else
+        return true
+        #endif
+    }
+
+    deinit {
+        #if canImport(Glibc)
+        close(fd)
+        #endif
+    }
+
+    #if canImport(Glibc)
+    /// `F_OFD_GETLK` and `F_OFD_SETLK` (Linux 3.15), which the Glibc module leaves out.
+    private static let getLock: Int32 = 36, setLock: Int32 = 37
+
+    private static func range(type: Int32, start: Int, length: Int) -> flock {
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(start)
+        lock.l_len = off_t(length)
+        lock.l_pid = 0
+        return lock
+    }
+    #endif
+}
+
 /// Whether a file is at `path` with at least one byte.
 func storeFileHasData(path: String) -> Bool {
     #if canImport(Glibc)
@@ -110,6 +179,23 @@ func refuseForeignDatabase(_ db: Database, path: String) throws {
     let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     guard !tables.isEmpty, !tables.contains("grdb_migrations") else { return }
     throw StoreFileError(path: path, problem: .foreign(tables: tables))
+}
+
+/// Whether `error` says the store could not grow: its disk is full, or it reached the size it
+/// may take (SQLite's `SQLITE_FULL`). What was stored before is intact.
+public func isStoreFullError(_ error: any Error) -> Bool {
+    primarySQLiteCode(error) == 13
+}
+
+/// Whether `error` says the store's file is damaged where it was read (`SQLITE_CORRUPT`).
+public func isStoreDamagedError(_ error: any Error) -> Bool {
+    primarySQLiteCode(error) == 11
+}
+
+private func primarySQLiteCode(_ error: any Error) -> Int32? {
+    if let database = error as? DatabaseError { return database.resultCode.primaryResultCode.rawValue }
+    if let store = error as? StoreFileError, case .sqlite(let code, _) = store.problem { return code }
+    return nil
 }
 
 /// Any error as a sentence for a person: the stores' errors and SQLite's in words (see

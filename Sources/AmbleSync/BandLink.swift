@@ -29,6 +29,13 @@ public protocol BandLinkHost: AnyObject {
     func pairingEnded(connection: Int)
     /// The answer to a paired laptop's request (never a pairing message).
     func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage
+    /// Asked before the key work of a handshake's first message on `connection` (`kind`: pair
+    /// or connect; `message`: its payload) at `now`: nil to go on, else the refusal to send
+    /// (too many handshakes, a replay). A refused handshake costs the band no key work.
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal?
+    /// The IK message 1 of a paired laptop was read on `connection`: the same message again is
+    /// a recording replayed.
+    func pairedLaptopConnected(connection: Int, message: [UInt8])
 }
 
 /// Time limits of one connection on the band, seconds.
@@ -45,6 +52,11 @@ public struct BandLinkLimits: Equatable, Sendable {
     /// A frame that started arriving and stopped is dropped after this long (its bytes would
     /// otherwise hold the link). On a serial line at least twice the longest frame's time.
     public var partialFrameSeconds: Double = 5
+    /// Whether the first message of a new handshake ends a connection past its own and starts
+    /// a fresh one with it. On a serial line, where there is one connection and no hang-up: a
+    /// laptop that went away without its goodbye (Ctrl-C, a crash) and connects again is let
+    /// in at once. Anyone on the line can end a connection anyway (a bad frame does).
+    public var handshakeStartsOver = false
 
     public init() {}
 
@@ -52,6 +64,7 @@ public struct BandLinkLimits: Equatable, Sendable {
     public static func serial(baudRate: Int) -> BandLinkLimits {
         var limits = BandLinkLimits()
         limits.silentSeconds = nil
+        limits.handshakeStartsOver = true
         let frameSeconds = Double(Framing.maximumFrameLength * 10) / Double(max(baudRate, 300))
         limits.partialFrameSeconds = max(limits.partialFrameSeconds, 2 * frameSeconds)
         return limits
@@ -103,10 +116,16 @@ public final class BandLinkConnection {
     private var lastAnswerFrame: [UInt8] = []
     /// Why the connection ended, for the band's log.
     public private(set) var endReason: String?
+    /// A new handshake's first message that ended this connection, for the next one (a
+    /// serial line: `BandLinkLimits.handshakeStartsOver`).
+    private var carriedOver: [UInt8] = []
     /// Bytes skipped as noise or damaged frames.
     public private(set) var discardedBytes = 0
     /// Requests answered again from the last answer.
     public private(set) var resentAnswers = 0
+    /// Handshake messages whose key work (X25519) this connection did: the cost a peer can
+    /// make the band pay, which `BandLinkHost.admitHandshake` bounds.
+    public private(set) var handshakeKeyWork = 0
 
     public init(id: Int, host: any BandLinkHost, limits: BandLinkLimits = .init(), now: Double) {
         self.id = id
@@ -241,6 +260,11 @@ public final class BandLinkConnection {
     }
 
     private func handle(kind: FrameKind?, payload: [UInt8], now: Double) {
+        if let kind, startsOver(kind, payload) {
+            carriedOver = Framing.frame(kind, payload)
+            end("a new handshake on the line: the laptop started again")
+            return
+        }
         switch (state, kind) {
         case (.awaitingHandshake, .pair?):
             beginPairing(payload, now: now)
@@ -261,11 +285,32 @@ public final class BandLinkConnection {
         }
     }
 
+    /// XX message 1 as the laptop sends it: its ephemeral key and an empty payload. Message 3
+    /// is longer (an encrypted key, a nonce, a name and two tags).
+    static let pairingFirstMessageLength = 32
+
+    /// Whether a frame is the first message of a new handshake on a connection past its own,
+    /// where `limits.handshakeStartsOver` lets it begin again.
+    private func startsOver(_ kind: FrameKind, _ payload: [UInt8]) -> Bool {
+        guard limits.handshakeStartsOver else { return false }
+        switch (state, kind) {
+        case (.awaitingHandshake, _), (.closing, _): return false
+        case (.pairingHandshake, .pair): return payload.count == Self.pairingFirstMessageLength
+        case (_, .pair), (_, .connect): return true
+        default: return false
+        }
+    }
+
     private func beginPairing(_ message: [UInt8], now: Double) {
         guard let method = host.pairingMethod() else {
             refuse(.notInPairingMode, "the band is not in pairing mode: choose Pair laptop in its menu, then run amble pair again")
             return
         }
+        if let refusal = host.admitHandshake(connection: id, kind: .pair, message: message, now: now) {
+            refuse(refusal.code, refusal.message)
+            return
+        }
+        handshakeKeyWork += 1
         do throws(NoiseError) {
             var handshake = try NoiseHandshakeState(pattern: .xx, role: .responder, prologue: Self.prologue, localStaticKey: host.staticKeyPair)
             _ = try handshake.readMessage(message)
@@ -284,6 +329,7 @@ public final class BandLinkConnection {
     }
 
     private func finishPairingHandshake(_ handshake: inout NoiseHandshakeState, _ message: [UInt8], bandNonce: [UInt8], method: PairingMethod, now: Double) {
+        handshakeKeyWork += 1
         do {
             let read = try handshake.readMessage(message)
             guard let transport = read.transport, let laptopKey = handshake.remoteStaticKey else {
@@ -308,6 +354,11 @@ public final class BandLinkConnection {
     }
 
     private func connect(_ message: [UInt8], now: Double) {
+        if let refusal = host.admitHandshake(connection: id, kind: .connect, message: message, now: now) {
+            refuse(refusal.code, refusal.message)
+            return
+        }
+        handshakeKeyWork += 1
         do throws(NoiseError) {
             var handshake = try NoiseHandshakeState(pattern: .ik, role: .responder, prologue: Self.prologue, localStaticKey: host.staticKeyPair)
             _ = try handshake.readMessage(message)
@@ -315,6 +366,7 @@ public final class BandLinkConnection {
                 refuse(.notPaired, "this laptop is not paired with the band: put the band in pairing mode and run amble pair")
                 return
             }
+            host.pairedLaptopConnected(connection: id, message: message)
             let written = try handshake.writeMessage(payload: [])
             guard let transport = written.transport else {
                 refuse(.handshakeFailed, "handshake did not complete")
@@ -429,9 +481,11 @@ public final class BandLinkConnection {
     }
 
     /// Bytes that arrived after the connection ended (on a serial line, the start of the next
-    /// connection: a laptop that says goodbye and connects again at once). Taken once.
+    /// connection: a laptop that says goodbye, or starts a new handshake, and connects again at
+    /// once). Taken once.
     public func takeUnreadInput() -> [UInt8] {
-        var bytes: [UInt8] = []
+        var bytes = carriedOver
+        carriedOver = []
         while let event = decoder.nextRaw() { bytes += event }
         return bytes
     }

@@ -15,6 +15,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     /// The secure channel or the handshake failed: keys differ, or bytes were altered.
     case insecure(peer: String, detail: String)
     case stream(StreamError)
+    /// The person asked the laptop to stop (`CompanionLink.isInterrupted`: Ctrl-C, SIGTERM).
+    case interrupted(peer: String)
 
     public var description: String {
         switch self {
@@ -25,6 +27,7 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         case .unexpected(let peer, let detail): return "\(peer): \(detail)"
         case .insecure(let peer, let detail): return "\(peer): \(detail)"
         case .stream(let error): return error.description
+        case .interrupted(let peer): return "\(peer): stopped on request"
         }
     }
 }
@@ -63,6 +66,10 @@ public final class CompanionLink {
     public var resendSeconds: Double
     /// Most times one request is sent again.
     public var maximumResends = 6
+    /// Asked at least every 0.05 s while the link waits for the band: true ends the wait with
+    /// `SyncError.interrupted` (the person pressed Ctrl-C), so the caller can keep what came
+    /// and say goodbye.
+    public var isInterrupted: () -> Bool = { false }
     private let clock: any BandClock
     private var decoder = FrameDecoder()
     private var channel: SecureChannel?
@@ -207,14 +214,17 @@ public final class CompanionLink {
     /// Opens a link with `open`, connects to the paired band with `bandPublicKey` and says
     /// hello. While the band answers "busy", closes and opens again after each of `pauses`
     /// (each lengthened by up to half, so laptops turned away together do not come back
-    /// together); any other error ends it at once. `pause` sleeps that many seconds.
+    /// together); any other error ends it at once. `pause` sleeps that many seconds (and may
+    /// end early when `isInterrupted`, which each link also asks while it waits).
     public static func connectToPairedBand(open: () throws -> any ByteStream, laptopKeyPair: NoiseKeyPair, bandPublicKey: [UInt8],
                                            clock: any BandClock, timeoutSeconds: Double,
                                            pauses: [Double] = CompanionLink.busyRetryPauses,
+                                           isInterrupted: @escaping () -> Bool = { false },
                                            pause: (Double) -> Void) throws -> CompanionLink {
         var pausesLeft = pauses[...]
         while true {
             let link = CompanionLink(stream: try open(), laptopKeyPair: laptopKeyPair, clock: clock, timeoutSeconds: timeoutSeconds)
+            link.isInterrupted = isInterrupted
             do {
                 try link.connect(bandPublicKey: bandPublicKey)
                 try link.hello()
@@ -222,6 +232,7 @@ public final class CompanionLink {
             } catch .refused(_, let refusal) where refusal.code == .busy && !pausesLeft.isEmpty {
                 link.stream.close()
                 pause(pausesLeft.removeFirst() * Double.random(in: 1 ... 1.5))
+                if isInterrupted() { throw SyncError.interrupted(peer: link.peer) }
             } catch {
                 link.stream.close()
                 throw error
@@ -309,6 +320,7 @@ public final class CompanionLink {
             try send(resend)
         }
         while true {
+            if isInterrupted() { throw SyncError.interrupted(peer: peer) }
             while let event = decoder.next() {
                 switch event {
                 case .frame(let k, let payload):
@@ -355,7 +367,7 @@ public final class CompanionLink {
     private func sleepBriefly(_ seconds: Double) {
         _ = try? stream.read(maxCount: 0, timeoutSeconds: 0)
         let until = clock.nowSeconds + seconds
-        while clock.nowSeconds < until {
+        while clock.nowSeconds < until && !isInterrupted() {
             // Keep reading so nothing piles up; answers only come to requests, so this is idle.
             guard let bytes = try? stream.read(maxCount: min(decoder.freeCapacity, 4096), timeoutSeconds: min(0.1, until - clock.nowSeconds)) else { return }
             if !bytes.isEmpty { discardedBytes += decoder.append(bytes) }

@@ -24,6 +24,8 @@ public enum SyncMessage: Equatable, Sendable {
     case deleteAll(DeleteAllStep)
     /// Since version 4: what the band is doing now (the session it is recording, if any).
     case getStatus
+    /// Since version 5: how the band's store is (full, damaged).
+    case getStorage
     /// Pairing only: whether the wearer found the codes equal on the laptop (numeric
     /// comparison answered yes, or the typed passkey matched).
     case pairingVerdict(accepted: Bool)
@@ -44,6 +46,9 @@ public enum SyncMessage: Equatable, Sendable {
     /// Since version 4: the sessions the band is recording now (none, or one; a list so that
     /// a band recording two at once, which this build never does, can still say so).
     case status(recording: [RecordingEntry])
+    /// Since version 5: how the band's store is, and what the band says about it (empty when
+    /// it is sound).
+    case storage(StoreCondition, message: String)
     /// Pairing only, the band's first sealed message (number 0): the nonce it committed to in
     /// the handshake, and who it is.
     case pairingReveal(nonce: [UInt8], bandID: String, bandName: String)
@@ -157,12 +162,15 @@ public enum SyncMessage: Equatable, Sendable {
 
     /// The versions of this message set this build speaks.
     /// Version 3 (Amble with pauses) carries the session summary of session data version 2;
-    /// version 4 adds `getStatus` (the session being recorded). A version-3 peer is still
-    /// served: the laptop asks for the status only when the band chose 4.
+    /// version 4 adds `getStatus` (the session being recorded), version 5 `getStorage` (the
+    /// band's store full or damaged). An older peer is still served: the laptop asks for the
+    /// status only when the band chose 4 or later, for the storage when it chose 5.
     public static let lowestVersion = 3
-    public static let highestVersion = 4
+    public static let highestVersion = 5
     /// The lowest version with `getStatus`.
     public static let statusVersion = 4
+    /// The lowest version with `getStorage`.
+    public static let storageVersion = 5
     /// Most sessions in one `status` answer.
     public static let maximumRecordingCount = 8
     /// Largest chunk of session data in one answer, bytes (a frame stays under 16 KB).
@@ -185,6 +193,7 @@ public enum SyncMessage: Equatable, Sendable {
         case .setClock: return 0x07
         case .deleteAll: return 0x08
         case .getStatus: return 0x09
+        case .getStorage: return 0x0A
         case .pairingVerdict: return 0x10
         case .pairingStatus: return 0x11
         case .welcome: return 0x81
@@ -195,6 +204,7 @@ public enum SyncMessage: Equatable, Sendable {
         case .clockSet: return 0x87
         case .deleteAllState: return 0x88
         case .status: return 0x89
+        case .storage: return 0x8A
         case .pairingReveal: return 0x90
         case .pairingState: return 0x91
         case .failure: return 0xFF
@@ -217,7 +227,7 @@ public enum SyncMessage: Equatable, Sendable {
             w.signed(id); w.varint(offset); w.varint(length)
         case .acknowledge(let id), .acknowledged(let id):
             w.signed(id)
-        case .getSettings, .pairingStatus, .getStatus:
+        case .getSettings, .pairingStatus, .getStatus, .getStorage:
             break
         case .pairingVerdict(let accepted):
             w.bool(accepted)
@@ -253,6 +263,8 @@ public enum SyncMessage: Equatable, Sendable {
             for e in recording {
                 w.signed(e.id); w.string(e.kind); w.double(e.startUnixSeconds); w.varint(e.recordedSeconds)
             }
+        case .storage(let condition, let message):
+            w.byte(condition.rawValue); w.string(message.prefixOfUTF8(Self.maximumMessageLength))
         case .failure(let code, let message):
             w.byte(code.rawValue); w.string(message.prefixOfUTF8(Self.maximumMessageLength))
         }
@@ -285,6 +297,8 @@ public enum SyncMessage: Equatable, Sendable {
             message = .deleteAll(step)
         case 0x09:
             message = .getStatus
+        case 0x0A:
+            message = .getStorage
         case 0x10:
             message = .pairingVerdict(accepted: try r.bool())
         case 0x11:
@@ -331,6 +345,9 @@ public enum SyncMessage: Equatable, Sendable {
                                                 recordedSeconds: try r.count(limit: 100 * 86_400)))
             }
             message = .status(recording: recording)
+        case 0x8A:
+            guard let condition = StoreCondition(rawValue: try r.byte()) else { throw .malformed("unknown storage condition", at: r.position - 1) }
+            message = .storage(condition, message: try r.string(limit: maximumMessageLength))
         case 0xFF:
             let raw = try r.byte()
             message = .failure(code: FailureCode(rawValue: raw) ?? .internalError, message: try r.string(limit: maximumMessageLength))

@@ -53,6 +53,15 @@ public struct Synchronizer {
         /// Sessions the band is still recording: they come with a sync after they end. Nil
         /// when the band speaks a version without `getStatus`.
         public var recording: [SyncMessage.RecordingEntry]?
+        /// How the band's store is (full, damaged), in its words. Nil when the band speaks a
+        /// version without `getStorage`.
+        public var storage: (condition: StoreCondition, message: String)?
+
+        public static func == (a: Result, b: Result) -> Bool {
+            a.bandID == b.bandID && a.bandName == b.bandName && a.pulled == b.pulled && a.alreadyStored == b.alreadyStored
+                && a.refused == b.refused && a.bytesReceived == b.bytesReceived && a.resentRequests == b.resentRequests
+                && a.recording == b.recording && a.storage?.condition == b.storage?.condition && a.storage?.message == b.storage?.message
+        }
     }
 
     /// A session the band refused to send.
@@ -68,9 +77,12 @@ public struct Synchronizer {
         /// The session being fetched when the cut came, with the bytes kept for the next sync.
         public var partial: (bandSessionID: Int64, bytes: Int, of: Int)?
 
-        public var description: String {
-            var text = "sync interrupted: \(cause). Kept \(result.pulled.count) new session\(result.pulled.count == 1 ? "" : "s")"
-            if let partial {
+        public var description: String { "sync interrupted: \(cause). \(kept)" }
+
+        /// What this sync kept, and where the next one resumes.
+        public var kept: String {
+            var text = "Kept \(result.pulled.count) new session\(result.pulled.count == 1 ? "" : "s")"
+            if let partial, partial.bytes > 0 {
                 text += "; band session \(partial.bandSessionID): \(partial.bytes) of \(partial.of) bytes kept, the next sync resumes there"
             }
             return text + "."
@@ -143,6 +155,12 @@ public struct Synchronizer {
                 }
                 result.recording = recording
             }
+            if welcome.version >= SyncMessage.storageVersion {
+                guard case .storage(let condition, let message) = try link.request(.getStorage) else {
+                    throw SyncError.unexpected(peer: link.peer, detail: "the band did not answer the storage request with its storage")
+                }
+                result.storage = (condition, printableText(message, maximum: SyncMessage.maximumMessageLength))
+            }
             try sink.bandRecording(bandID: bandID, result.recording)
             try sink.syncCompleted(bandID: bandID, bandName: bandName)
         } catch let error as SyncError {
@@ -187,6 +205,7 @@ public struct Synchronizer {
             }
         }
         let resumed = bytes.count
+        current = (entry.id, bytes.count, entry.dataLength)
         var savedAt = bytes.count
         func keep() throws {
             guard bytes.count > savedAt else { return }

@@ -79,7 +79,7 @@ struct AmbledCommand: ParsableCommand {
 
         let configuration: BoardConfiguration
         do {
-            let path = try board ?? defaultBoardPath(fileExists: isReadableFile(atPath:), executablePath: currentExecutablePath(),
+            let path = try board ?? defaultBoardPath(fileExists: somethingMayBeAt, executablePath: currentExecutablePath(),
                                                      currentDirectory: currentDirectoryPath())
             configuration = try BoardFile.load(path: path)
         } catch {

@@ -23,7 +23,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS")
+    fail("usage: bench-sync size BAND_DB | consent-raw BAND_DB | raw BAND_DB | pair BAND_DB LAPTOP_DB | relay BAUD | flood HOST:PORT CONNECTIONS SECONDS [SOURCE] | handshakes replay|forged limited|open COUNT | replay-flood HOST:PORT LAPTOP_DB RATE SECONDS | store-check BAND_DB HOURS")
 }
 
 switch command {
@@ -115,40 +115,22 @@ case "relay":
     // Two pseudo-terminal pairs joined by a relay that passes at most BAUD/10 bytes a second
     // each way, as a serial line at that rate would (8N1: 10 bits a byte).
     guard arguments.count == 2, let baud = Int(arguments[1]) else { fail("relay BAUD") }
-    let a = try PseudoTerminalPair.open(), b = try PseudoTerminalPair.open()
-    print(a.subordinatePath)
-    print(b.subordinatePath)
+    let relay = try SerialLineRelay(bytesPerSecond: Double(baud) / 10)
+    print(relay.paths.0)
+    print(relay.paths.1)
     fflush(nil)
-    let bytesPerSecond = Double(baud) / 10
-    let clock = SystemClock()
-    var credit = [0.0, 0.0]
-    var last = clock.nowSeconds
-    var pending: [[UInt8]] = [[], []]
-    let ends = [a.controller, b.controller]
-    while true {
-        let now = clock.nowSeconds
-        for i in 0 ..< 2 { credit[i] = min(credit[i] + (now - last) * bytesPerSecond, bytesPerSecond * 0.01 + 64) }
-        last = now
-        for i in 0 ..< 2 {
-            if pending[i].count < 4096, let bytes = try? ends[i].read(maxCount: 4096, timeoutSeconds: 0), !bytes.isEmpty {
-                pending[i] += bytes
-            }
-            let allowed = min(pending[i].count, Int(credit[i]))
-            if allowed > 0, let written = try? ends[1 - i].writeAvailable(pending[i][..<allowed]), written > 0 {
-                pending[i].removeFirst(written)
-                credit[i] -= Double(written)
-            }
-        }
-        _ = waitForReadable(ends.map(\.pollDescriptor), timeoutSeconds: 0.001)
-    }
+    relay.run()
 
 case "flood":
-    // CONNECTIONS peers for SECONDS: each reconnects over and over and sends, in turn, random
-    // bytes, pairing handshakes (the band is not in pairing mode), connect handshakes with an
-    // unpaired key, a frame header that never finishes, or nothing at all (an idle socket).
-    guard arguments.count == 4, let target = HostPort(parsing: arguments[1]), let count = Int(arguments[2]), let seconds = Double(arguments[3]) else {
-        fail("flood HOST:PORT CONNECTIONS SECONDS")
+    // CONNECTIONS peers for SECONDS, from SOURCE when given: each reconnects over and over and
+    // sends, in turn, random bytes, pairing handshakes (the band is not in pairing mode),
+    // connect handshakes with an unpaired key, a frame header that never finishes, or nothing
+    // at all (an idle socket).
+    guard (4 ... 5).contains(arguments.count), let target = HostPort(parsing: arguments[1]), let count = Int(arguments[2]),
+          let seconds = Double(arguments[3]) else {
+        fail("flood HOST:PORT CONNECTIONS SECONDS [SOURCE]")
     }
+    let source = arguments.count == 5 ? arguments[4] : nil
     let clock = SystemClock()
     let end = clock.nowSeconds + seconds
     var generator = SystemRandomNumberGenerator()
@@ -160,7 +142,7 @@ case "flood":
             let now = clock.nowSeconds
             if sockets[i] == nil || now - sockets[i]!.since > 3 {
                 sockets[i]?.stream.close()
-                guard let stream = try? TCPConnection.connect(to: target, timeoutSeconds: 1) else { sockets[i] = nil; continue }
+                guard let stream = try? TCPConnection.connect(to: target, timeoutSeconds: 1, from: source) else { sockets[i] = nil; continue }
                 sockets[i] = (stream, turn % 5, now)
                 turn += 1
                 connects += 1
@@ -199,6 +181,142 @@ case "flood":
     }
     print("flood: \(connects) connections, \(sent) bytes sent, \(refusals) refusals received")
 
+case "replay-flood":
+    // An eavesdropper's attack: the paired laptop's IK message 1 (made here with the key in
+    // LAPTOP_DB: what a recording of its sync holds) sent RATE times a second for SECONDS, each
+    // on a new connection (108 bytes), from SOURCE when given; nothing read back.
+    guard (5 ... 6).contains(arguments.count), let target = HostPort(parsing: arguments[1]), let rate = Double(arguments[3]),
+          let seconds = Double(arguments[4]) else { fail("replay-flood HOST:PORT LAPTOP_DB RATE SECONDS [SOURCE]") }
+    let laptop = try CompanionStore(path: arguments[2])
+    let key = try NoiseKeyPair(privateKey: try laptop.laptopPrivateKey { fail("\(arguments[2]) has no laptop key") })
+    guard let band = try laptop.pairedBands().first else { fail("\(arguments[2]) is paired with no band") }
+    var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
+                                            localStaticKey: key, remoteStaticKey: band.publicKey)
+    let recorded = Framing.frame(.connect, try handshake.writeMessage(payload: []).message)
+    let source = arguments.count == 6 ? arguments[5] : nil
+    let clock = SystemClock()
+    let start = clock.nowSeconds
+    var sent = 0, failed = 0
+    while clock.nowSeconds - start < seconds {
+        if Double(sent + failed) >= (clock.nowSeconds - start) * rate {
+            usleep(200)
+            continue
+        }
+        do {
+            let socket = try TCPConnection.connect(to: target, timeoutSeconds: 1, from: source)
+            try socket.write(recorded)
+            socket.close()
+            sent += 1
+        } catch {
+            failed += 1
+        }
+    }
+    let elapsed = clock.nowSeconds - start
+    print("replay flood: \(sent) connections of \(recorded.count) bytes in " + String(format: "%.1f s (%.0f a second)", elapsed, Double(sent) / elapsed)
+          + (failed > 0 ? ", \(failed) connects failed" : ""))
+
+case "handshakes":
+    // The band's side of COUNT connect handshakes in this process, for callgrind (scripts/
+    // bench-sync counts `answerHandshakes` only): `replay`, one paired laptop's IK message 1 sent
+    // COUNT times; `forged`, COUNT messages from new keys (not paired), made beforehand. With
+    // `limited`, the band's handshake limits decide, all at one instant from one address;
+    // without, every message is worked on (the band before the limits).
+    guard arguments.count == 4, ["replay", "forged"].contains(arguments[1]), ["limited", "open"].contains(arguments[2]),
+          let count = Int(arguments[3]) else { fail("handshakes replay|forged limited|open COUNT") }
+    let host = BenchBandHost(limited: arguments[2] == "limited")
+    let laptop = NoiseKeyPair.generate()
+    host.paired = laptop.publicKey
+    func connectMessage(from key: NoiseKeyPair) throws -> [UInt8] {
+        var handshake = try NoiseHandshakeState(pattern: .ik, role: .initiator, prologue: BandLinkConnection.prologue,
+                                                localStaticKey: key, remoteStaticKey: host.staticKeyPair.publicKey)
+        return Framing.frame(.connect, try handshake.writeMessage(payload: []).message)
+    }
+    let frames = arguments[1] == "replay" ? Array(repeating: try connectMessage(from: laptop), count: count)
+                                          : try (0 ..< count).map { _ in try connectMessage(from: .generate()) }
+    let (keyWork, answers) = answerHandshakes(frames, host: host)
+    print("\(count) \(arguments[1]) handshakes, \(arguments[2]): key work on \(keyWork), answers \(answers)")
+case "store-check":
+    // The band's check at start on a store of HOURS of walks (half an hour each, their sync
+    // data kept, cadence and heart rate varying as a walk's do), made at BAND_DB when missing:
+    // seconds for quick_check and for checking every session's data against its CRC-32.
+    guard arguments.count == 3, let hours = Int(arguments[2]), hours > 0 else { fail("store-check BAND_DB HOURS") }
+    let path = arguments[1]
+    let clock = SystemClock()
+    if !FileManager.default.fileExists(atPath: path) {
+        let store = try BandStore(path: path)
+        let parameters = SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7)
+        var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ range: Int) -> Double {
+            random ^= random << 13; random ^= random >> 7; random ^= random << 17
+            return Double(random % UInt64(range))
+        }
+        for walk in 0 ..< hours * 2 {
+            let start = 1_800_000_000 + Double(walk) * 7200
+            let id = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: start, parameters: parameters)
+            let seconds = (0 ..< 1800).map {
+                SessionSecond(offsetSeconds: $0, steps: 1 + Int(next(2)), cadenceStepsPerMinute: 85 + next(200) / 10, heartRateBPM: 80 + next(300) / 10,
+                              heartRateConfidence: 0.5 + next(50) / 100, overLimit: next(10) == 0)
+            }
+            try store.appendSeconds(sessionID: id, seconds)
+            let summary = SessionTally(seconds).summary(kind: .mindfulWalk, startUnixSeconds: start, endUnixSeconds: start + 1800, parameters: parameters)
+            try store.endSession(sessionID: id, summary: summary)
+            let bytes = SessionCoding.encode(SessionRecord(summary: summary, seconds: seconds))
+            try store.setSessionData(id: id, bytes: bytes, crc32: CRC32.checksum(bytes))
+        }
+    }
+    var status = stat()
+    stat(path, &status)
+    var started = clock.nowSeconds
+    let store = try BandStore(path: path)
+    let opened = clock.nowSeconds - started
+    started = clock.nowSeconds
+    let problems = try store.quickCheck()
+    let checked = clock.nowSeconds - started
+    started = clock.nowSeconds
+    let damaged = try store.sessionsWithDamagedData(checksum: CRC32.checksum)
+    let data = clock.nowSeconds - started
+    print("store of \(try store.recordedSeconds() / 3600) h in \(try store.finishedSessions().count) sessions, \(status.st_size >> 20) MiB: "
+          + "open \(String(format: "%.2f", opened)) s, quick_check \(String(format: "%.2f", checked)) s (\(problems.isEmpty ? "ok" : problems.joined(separator: "; "))), "
+          + "sync data against CRC-32 \(String(format: "%.2f", data)) s (\(damaged.count) changed)")
+
 default:
     fail("unknown command \(command)")
+}
+
+/// A band for `handshakes`: one paired laptop, the band's handshake limits or none.
+final class BenchBandHost: BandLinkHost {
+    let staticKeyPair = NoiseKeyPair.generate()
+    var paired: [UInt8] = []
+    private var gate: HandshakeGate?
+    init(limited: Bool) { gate = limited ? HandshakeGate(now: 0) : nil }
+    func bandIdentity() -> (id: String, name: String) { ("bench", "Bench band") }
+    func isPaired(laptopKey: [UInt8]) -> Bool { laptopKey == paired }
+    func pairingMethod() -> PairingMethod? { nil }
+    func pairingBegan(connection: Int, laptopKey: [UInt8], laptopName: String, codes: PairingCodes, method: PairingMethod) {}
+    func pairingVerdict(connection: Int, accepted: Bool) -> SyncMessage.PairingState { .declined }
+    func pairingState(connection: Int) -> SyncMessage.PairingState { .declined }
+    func pairingEnded(connection: Int) {}
+    func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage { .failure(code: .badRequest, message: "bench") }
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal? {
+        gate?.refusal(address: "bench", kind: kind, message: message, now: now)
+    }
+    func pairedLaptopConnected(connection: Int, message: [UInt8]) { gate?.remember(connectMessage: message) }
+}
+
+/// Each frame on a fresh connection of the band; the key work done and the answers by kind.
+@inline(never)
+func answerHandshakes(_ frames: [[UInt8]], host: BenchBandHost) -> (keyWork: Int, answers: [String: Int]) {
+    var keyWork = 0
+    var answers: [String: Int] = [:]
+    for (id, frame) in frames.enumerated() {
+        let connection = BandLinkConnection(id: id, host: host, now: 0)
+        connection.receive(frame, now: 0)
+        keyWork += connection.handshakeKeyWork
+        var decoder = FrameDecoder()
+        for case .frame(let kind, let payload) in decoder.feed(Array(connection.output)) {
+            let name = kind == FrameKind.refusal.rawValue ? Refusal(payload: payload).code.name : (FrameKind(rawValue: kind).map { "\($0)" } ?? "?")
+            answers[name, default: 0] += 1
+        }
+    }
+    return (keyWork, answers)
 }

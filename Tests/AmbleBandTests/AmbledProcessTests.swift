@@ -15,6 +15,13 @@ func builtExecutable(_ name: String) -> String? {
     return nil
 }
 
+/// Waits until the log holds `text`, or the process has exited; polls, and gives up only after
+/// `giveUpSeconds` of wall time (a limit for a hung process, not a guess at how long it takes).
+func waitForLog(_ log: borrowing Mutex<String>, toContain text: String, while process: Process, giveUpSeconds: Double = 300) {
+    let giveUp = Date().addingTimeInterval(giveUpSeconds)
+    while !log.withLock({ $0.contains(text) }) && process.isRunning && Date() < giveUp { usleep(20_000) }
+}
+
 struct AmbledProcessTests {
     @Test(.enabled(if: builtExecutable("ambled") != nil, "ambled is not built; run `swift build` first"))
     func sigtermMidWalkStoresTheWalk() throws {
@@ -28,6 +35,7 @@ struct AmbledProcessTests {
         +8   press select
         +1   press select
         +1   walk 85
+        +35  end
         """
         try script.write(toFile: directory + "/s.script", atomically: true, encoding: .utf8)
         let process = Process()
@@ -38,21 +46,20 @@ struct AmbledProcessTests {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        // Read the band's log (no terminal: no status lines, only log lines) until the walk
-        // has begun, then let it run for about 30 band seconds.
+        // Read the band's log (no terminal: no status lines, only log lines) until the script
+        // says it is finished: the walk has gone on for 35 band seconds, however busy the
+        // machine (a fixed wait of 0.6 s gave 18 steps under load).
         let collected = Mutex("")
         output.fileHandleForReading.readabilityHandler = { handle in
             let text = String(decoding: handle.availableData, as: UTF8.self)
             collected.withLock { $0 += text }
         }
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !collected.withLock({ $0.contains("mindful-walk session 2 started") }) { usleep(20_000) }
-        usleep(600_000)   // 30 band seconds at --speed 50
+        waitForLog(collected, toContain: "script finished", while: process)
         let log = collected.withLock { $0 }
         #expect(log.contains("mindful-walk session 2 started"), "\(log.suffix(400))")
         #expect(!log.contains("WALK 0:"), "without a terminal, no status lines: \(log.suffix(400))")
         process.terminate()  // SIGTERM
-        let stopDeadline = Date().addingTimeInterval(20)
+        let stopDeadline = Date().addingTimeInterval(60)
         while process.isRunning && Date() < stopDeadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
@@ -89,16 +96,9 @@ struct AmbledProcessTests {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             output.fileHandleForReading.readabilityHandler = nil
         }
-        let deadline = Date().addingTimeInterval(30)
-        var port: UInt16?
-        while Date() < deadline && port == nil {
-            let log = collected.withLock { $0 }
-            if let range = log.range(of: "serving sessions on 127.0.0.1:") {
-                port = UInt16(log[range.upperBound...].prefix { $0.isNumber })
-            }
-            usleep(20_000)
-        }
-        let listening = try #require(port)
+        waitForLog(collected, toContain: "serving sessions on 127.0.0.1:", while: process)
+        let log = collected.withLock { $0 }
+        let listening = try #require(log.range(of: "serving sessions on 127.0.0.1:").flatMap { UInt16(log[$0.upperBound...].prefix { $0.isNumber }) })
         // Random bytes from several connections, one after another, for 1.5 s.
         let started = Date()
         var generator = SystemRandomNumberGenerator()
@@ -119,8 +119,10 @@ struct AmbledProcessTests {
         }
         process.terminate()  // SIGTERM
         let asked = Date()
-        while process.isRunning && Date().timeIntervalSince(asked) < 10 { usleep(10_000) }
+        while process.isRunning && Date().timeIntervalSince(asked) < 30 { usleep(10_000) }
         let stopSeconds = Date().timeIntervalSince(asked)
-        #expect(!process.isRunning && stopSeconds < 3, "ambled took \(stopSeconds) s to stop after the flood")
+        // The fault slept up to 60 s at a time; a stop well under that is prompt, with room for
+        // a machine whose other core is busy (3 s was a guess at this machine's speed).
+        #expect(!process.isRunning && stopSeconds < 10, "ambled took \(stopSeconds) s to stop after the flood")
     }
 }

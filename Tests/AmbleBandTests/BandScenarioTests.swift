@@ -38,7 +38,7 @@ func repositoryPath(_ relative: String) -> String {
 
 /// A simulated band on a manual clock with a script, built from the repository's
 /// boards/sim.toml (edited by `board` when given) in a temporary folder that also holds
-/// `files` (recordings the board may name).
+/// `files` (recordings the board may name); `prepare` may put a store in its data folder first.
 struct ScenarioRun {
     let band: Band
     let clock: ManualClock
@@ -46,7 +46,7 @@ struct ScenarioRun {
     let directory: String
 
     init(script: String, calibrationSeconds: Int = 30, board edit: (String) -> String = { $0 }, files: [String: String] = [:],
-         options configure: (inout BandOptions) -> Void = { _ in }) throws {
+         options configure: (inout BandOptions) -> Void = { _ in }, prepare: (_ dataDirectory: String) throws -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "amble-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for (name, content) in files {
@@ -62,6 +62,7 @@ struct ScenarioRun {
         options.keyboard = false
         options.watchSignals = false
         configure(&options)
+        try prepare(options.dataDirectory)
         let log = LogRecorder()
         let logger = Logger(label: "test") { _ in RecordingLogHandler(recorder: log) }
         clock = ManualClock(startSeconds: 1000)

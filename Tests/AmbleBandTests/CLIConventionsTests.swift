@@ -3,25 +3,6 @@ import ArgumentParser
 import Foundation
 import Testing
 
-/// Runs a built program with `arguments` and `input` on standard input; its standard output,
-/// standard error and exit status.
-private func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> (out: String, err: String, status: Int32) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try #require(builtExecutable(program)))
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe(), stdin = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = stdin
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self), process.terminationStatus)
-}
-
 private let bothBuilt = builtExecutable("amble") != nil && builtExecutable("ambled") != nil
 
 struct CLIConventionsTests {
@@ -36,8 +17,8 @@ struct CLIConventionsTests {
 
     @Test(.enabled(if: bothBuilt, "amble and ambled are not built; run `swift build` first"))
     func bothProgramsPrintTheSameVersion() throws {
-        let amble = try run("amble", ["--version"])
-        let ambled = try run("ambled", ["--version"])
+        let amble = try runBuilt("amble", ["--version"])
+        let ambled = try runBuilt("ambled", ["--version"])
         #expect(amble.status == 0 && ambled.status == 0)
         #expect(!amble.out.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
         #expect(amble.out == ambled.out)
@@ -50,13 +31,13 @@ struct CLIConventionsTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "1.2.3\n".write(toFile: directory + "/VERSION", atomically: true, encoding: .utf8)
-        let stamped = try run("amble-version-stamp", [directory + "/VERSION", directory, directory + "/Version.swift"])
+        let stamped = try runBuilt("amble-version-stamp", [directory + "/VERSION", directory, directory + "/Version.swift"])
         #expect(stamped.status == 0, "\(stamped.err)")
         let source = try String(contentsOfFile: directory + "/Version.swift", encoding: .utf8)
         #expect(source.contains("public static let string = \"1.2.3\"\n"), "\(source)")
 
         try "".write(toFile: directory + "/VERSION", atomically: true, encoding: .utf8)
-        let empty = try run("amble-version-stamp", [directory + "/VERSION", directory, directory + "/Version.swift"])
+        let empty = try runBuilt("amble-version-stamp", [directory + "/VERSION", directory, directory + "/Version.swift"])
         #expect(empty.status == 1)
         #expect(empty.err.contains("VERSION: error: needs the version on its first line"))
     }
@@ -78,7 +59,7 @@ struct CLIConventionsTests {
 
     @Test(.enabled(if: bothBuilt, "ambled is not built"), arguments: ["bash", "zsh", "fish"])
     func ambledCompletesBoardsSerialDevicesAndLogLevels(shell: String) throws {
-        let result = try run("ambled", ["--generate-completion-script", shell])
+        let result = try runBuilt("ambled", ["--generate-completion-script", shell])
         #expect(result.status == 0)
         #expect(result.out.contains("toml"), "--board completes boards/*.toml")
         #expect(result.out.contains("ls -d /dev/tty*"), "--serial completes serial devices")
@@ -159,17 +140,17 @@ struct CLIConventionsTests {
         let path = NSTemporaryDirectory() + "amble-pulse-\(UUID().uuidString).csv"
         try Self.pulse.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let fromFile = try run("amble", ["analyze", "hr", path, "--json"])
-        let fromStdin = try run("amble", ["analyze", "hr", "-", "--json"], input: Self.pulse)
+        let fromFile = try runBuilt("amble", ["analyze", "hr", path, "--json"])
+        let fromStdin = try runBuilt("amble", ["analyze", "hr", "-", "--json"], input: Self.pulse)
         #expect(fromFile.status == 0 && fromStdin.status == 0, "\(fromStdin.err)")
         #expect(fromStdin.out == fromFile.out)
 
         var steps = "time_s,x_g,y_g,z_g\n"
         for i in 0..<500 { let t = Double(i) / 50; steps += "\(t),0,0,\(1 + 0.3 * sin(2 * Double.pi * 1.8 * t))\n" }
-        let stepsOut = try run("amble", ["analyze", "steps", "-", "--json"], input: steps)
+        let stepsOut = try runBuilt("amble", ["analyze", "steps", "-", "--json"], input: steps)
         #expect(stepsOut.status == 0, "\(stepsOut.err)")
         #expect(stepsOut.out.hasPrefix("{\"steps\": "))
-        let summary = try run("amble", ["analyze", "steps", "-"], input: steps)
+        let summary = try runBuilt("amble", ["analyze", "steps", "-"], input: steps)
         #expect(summary.out.hasPrefix("<standard input>\n"))
     }
 

@@ -52,6 +52,20 @@ struct CompanionCommandTests {
         #expect(text.contains("^"), "the alert is marked")
     }
 
+    @Test func bandsShowsTheLastSyncInLocalTimeLikeEveryOtherCommand() throws {
+        let store = try CompanionStore(path: nil)
+        try store.pairBand(id: "e46f0c21-7a3b-4c2d-8e9f-0a1b2c3d4e5f", name: "Ann's band", publicKey: Array(repeating: 7, count: 32), address: "127.0.0.1:7070",
+                           nowUnixSeconds: 1_767_225_600)
+        try store.markSynced(bandID: "e46f0c21-7a3b-4c2d-8e9f-0a1b2c3d4e5f", bandName: "Ann's band", nowUnixSeconds: 1_767_227_400)   // 00:30 UTC
+        let text = BandsCommand.render(try store.pairedBands(), json: false, time: GoalsTests.paris)
+        #expect(text.contains("Ann's band          e46f0c21  127.0.0.1:7070        2026-01-01 01:30  0"), "\(text)")
+        #expect(text.hasSuffix("Times in UTC+01:00 (set TZ for another zone)."))
+        #expect(!text.contains("T00:30"), "no UTC time: \(text)")
+        #expect(BandsCommand.render(try store.pairedBands(), json: true, time: GoalsTests.paris).contains("\"last_sync\": \"2026-01-01T00:30:00Z\""), "JSON keeps UTC")
+        #expect(BandCommand.TimeCommand.confirmation(bandName: "Ann's band", now: 1_767_227_405, moved: -3, time: GoalsTests.paris)
+                == "Ann's band: clock set to 2026-01-01 01:30:05 UTC+01:00 (it was 3 s ahead)", "amble band time too")
+    }
+
     @Test func rootHelpListsTheCommands() {
         let help = AmbleCommand.helpMessage()
         for command in ["pair", "bands", "unpair", "sync", "band", "sessions", "analyze"] {
@@ -67,7 +81,9 @@ struct CompanionCommandTests {
             keeps what it finished and the part of the session under way; the next one resumes there. The band
             marks a session synced only after this store has committed it. A session the band is still
             recording is named, and comes with the first sync after it ends. After `amble reset`, the sync then
-            asks the band's wearer to wipe the band (see amble reset --help).
+            asks the band's wearer to wipe the band (see amble reset --help). A session the band listed but did
+            not send (it failed its check, or the band cannot read it) is named, and the command exits with
+            status 1.
 
             USAGE: amble sync [--tcp <host:port>] [--serial <device>] [--baud <rate>] [--timeout <seconds>] [--band <band>] [--json] [--wearer-wait <seconds>]
 

@@ -228,7 +228,7 @@ struct ExportTests {
         _ = try ExportWriter.write(files, into: folder, force: true)
         #expect(try String(contentsOfFile: folder + "/b.csv", encoding: .utf8) == "two\n")
         let notAFolder = #expect(throws: CommandError.self) { try ExportWriter.write(files, into: folder + "/a.csv", force: false) }
-        #expect(notAFolder?.description.contains("is not a folder") == true)
+        #expect(notAFolder?.description.contains("a.csv is a file, not a folder") == true)
     }
 
     @Test func exportIsListedAndItsInputChecked() {

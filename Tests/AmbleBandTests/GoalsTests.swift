@@ -191,7 +191,7 @@ struct GoalsTests {
         #expect(try store.goalChanges().count == 2)
     }
 
-    @Test func badValuesNameTheOptionAndWhatToDo() {
+    @Test func badValuesNameTheOptionAndWhatToDo() throws {
         func message(_ arguments: [String]) -> String {
             do {
                 _ = try AmbleCommand.parseAsRoot(arguments)
@@ -200,7 +200,10 @@ struct GoalsTests {
                 return AmbleCommand.message(for: error)
             }
         }
-        #expect(message(["goals", "set"]) == "give at least one of --steps-per-day, --walks-per-week, --mindful-minutes-per-week")
+        #expect(message(["goals", "set", "--stepz-per-day", "8000"]) == "Unknown option '--stepz-per-day'. Did you mean '--steps-per-day'?")
+        var nothing = try AmbleCommand.parseAsRoot(["--store", "/nonexistent/amble.sqlite", "goals", "set"])
+        let error = #expect(throws: CommandError.self) { try nothing.run() }
+        #expect(error?.description == "give at least one of --steps-per-day, --walks-per-week, --mindful-minutes-per-week")
         #expect(message(["goals", "set", "--walks-per-week", "99"]) == "--walks-per-week 99 is out of range: give 1 to 50 walks, or 0 to drop this goal")
         #expect(message(["goals", "set", "--steps-per-day", "-5"]).contains("--steps-per-day"))
         #expect(message(["goals", "set", "--mindful-minutes-per-week", "lots"]).contains("mindful-minutes-per-week"))

@@ -190,4 +190,29 @@ struct RawCaptureScenarioTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(object["raw"] is NSNull)
     }
+
+    @Test func anExistingFileIsReplacedOnlyWithForce() throws {
+        let directory = NSTemporaryDirectory() + "amble-export-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try CompanionStore(path: directory + "/amble.sqlite")
+        let seconds = (0 ..< 2).map { SessionSecond(offsetSeconds: $0, steps: 1, cadenceStepsPerMinute: 100) }
+        let summary = SessionTally(seconds).summary(kind: .calibration, startUnixSeconds: 1_800_000_000, endUnixSeconds: 1_800_000_002,
+                                                    parameters: SessionParameters(stepLengthMeters: 0.7))
+        let raw = [RawBlock(sensor: .accelerometer, startMilliseconds: 0, rateMillihertz: 25_000, channels: 3, values: (0 ..< 150).map { Int32($0 % 3 == 0 ? 1000 : 0) })]
+        let id = try #require(try store.insert(bandID: "b", bandName: "Band", bandSessionID: 1, record: SessionRecord(summary: summary, seconds: seconds, raw: raw),
+                                               syncedAtUnixSeconds: 0))
+        let file = directory + "/steps.csv"
+        try "the wearer's own notes\n".write(toFile: file, atomically: true, encoding: .utf8)
+        func export(_ more: [String]) throws {
+            var command = try AmbleCommand.parseAsRoot(["--store", directory + "/amble.sqlite", "sessions", "export", String(id), "--raw", "steps", "-o", file] + more)
+            try command.run()
+        }
+        let refused = #expect(throws: CommandError.self) { try export([]) }
+        #expect(refused?.description == "\(file) exists; pass --force to replace it")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "the wearer's own notes\n", "left as it was")
+        try export(["--force"])
+        #expect(try String(contentsOfFile: file, encoding: .utf8).hasPrefix("time_s,x_g,y_g,z_g\n"))
+        #expect(throws: (any Error).self, "--force without a file") { try AmbleCommand.parseAsRoot(["sessions", "export", "1", "--raw", "steps", "--force"]) }
+    }
 }

@@ -1,4 +1,5 @@
 @testable import AmbleCLI
+import AmbleCompanionStore
 import Foundation
 import Testing
 
@@ -45,5 +46,31 @@ struct ReportChromiumTests {
         let check = try Self.run("/usr/bin/env", ["python3", Self.checkoutDirectory.appendingPathComponent("scripts/check-report.d/pixels.py").path, png.path,
                                                   "cadence=2563eb:100", "over-limit=dc2626:20", "alert=ea580c:10", "heart-rate=9333ea:100"])
         #expect(check.status == 0, "\(check.output)")
+    }
+
+    /// In the browser, at a phone's true width (390 px, through an iframe: headless Chromium's
+    /// window is never narrower than 500 px) and a desktop's: no chart text is clipped,
+    /// overlaps another, or touches a bar or an alert marker, and no alert markers overlap
+    /// (scripts/check-report.d/layout.py measures them), for the pages that were drawn wrong.
+    @Test(.enabled(if: chromium != nil, "chromium is not installed (scripts/setup chromium)"), .timeLimit(.minutes(10)))
+    func chartsFitAtAPhonesAndADesktopsWidth() throws {
+        let chromium = try #require(Self.chromium)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("amble-report-layout-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CompanionStore(path: nil)
+        let monday = GoalsTests.utc(2026, 3, 2, 8)
+        _ = try StartChallengeCommand.start(store: store, weeks: 1, walksPerWeek: 3, nowUnixSeconds: monday, time: .utc)
+        for day in [0, 1, 1, 3, 5, 6] { _ = try GoalsTests.session(store, start: monday + Double(day) * 86_400 + 3600) }
+        let challenge = ChallengeReport.html(try ChallengeReportCommand.find("latest", store: store, nowUnixSeconds: monday + 8 * 86_400, time: .utc), time: .utc)
+        for (name, html) in ReportPageTests.awkwardPages() + [("challenge", challenge)] {
+            let page = directory.appendingPathComponent(name + ".html")
+            try Data(html.utf8).write(to: page)
+            for width in ["390", "1200"] {
+                let check = try Self.run("/usr/bin/env", ["python3", Self.checkoutDirectory.appendingPathComponent("scripts/check-report.d/layout.py").path,
+                                                          chromium, page.path, width])
+                #expect(check.status == 0, "\(check.output)")
+            }
+        }
     }
 }

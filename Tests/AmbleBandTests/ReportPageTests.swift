@@ -114,6 +114,44 @@ struct ReportPageTests {
         #expect(ticks.map(\.1) == ["09:00", "09:30", "10:00", "10:30", "11:00"])
     }
 
+    /// Pages whose charts were drawn wrong, for these tests and ReportChromiumTests: an hour's
+    /// walk with an alert every 10 s, a calibration of a minute from a whole minute (a time label
+    /// at the chart's right edge), a week with 12,000 steps a day and all of it within the limit.
+    static func awkwardPages() -> [(name: String, html: String)] {
+        let hour = (0 ..< 3600).map { t in
+            SessionSecond(offsetSeconds: t, steps: 2, cadenceStepsPerMinute: 100, heartRateBPM: 90, heartRateConfidence: 0.9, overLimit: true, alerts: t % 10 == 5 ? 1 : 0)
+        }
+        let (walk, _) = session(start: 1_767_258_000, seconds: hour)
+        let minute = (0 ..< 60).map { SessionSecond(offsetSeconds: $0, steps: 2, cadenceStepsPerMinute: 110, heartRateBPM: 80, heartRateConfidence: 0.9) }
+        let (calibration, _) = session(id: 8, start: 1_767_258_000, kind: .calibration, seconds: minute)
+        let long = (0 ..< 4000).map { SessionSecond(offsetSeconds: $0, steps: 3, cadenceStepsPerMinute: 84) }
+        let week = (0 ..< 7).map { session(id: 20 + Int64($0), start: 1_767_603_600 + Double($0) * 86_400, seconds: long) }
+        return [("hour-walk", WalkReport.html(walk, seconds: hour, time: .utc)), ("calibration", WalkReport.html(calibration, seconds: minute, time: .utc)),
+                ("busy-week", PeriodReport.html(period: .week(containing: CivilDay(year: 2026, month: 1, day: 5)!), sessions: week, time: .utc))]
+    }
+
+    @Test func closeAlertsShareAMarkerAndNoMarkerOverlapsAnother() {
+        let seconds = (0 ..< 3600).map { SessionSecond(offsetSeconds: $0, steps: 2, cadenceStepsPerMinute: 100, overLimit: true, alerts: $0 % 10 == 5 ? 1 : 0) }
+        let chart = SVGChart(xRange: 0 ... 3600, yRange: 60 ... 120)
+        let markers = WalkReport.alertMarkers(seconds, chart: chart)
+        #expect(markers.map(\.alerts).reduce(0, +) == 360, "every alert counted")
+        #expect((30 ... 40).contains(markers.count), "\(markers.count) markers for 360 alerts")
+        #expect(zip(markers, markers.dropFirst()).allSatisfy { $1.x - $0.x >= WalkReport.alertMarkerSpacing })
+        let html = Self.awkwardPages()[0].html
+        #expect(html.components(separatedBy: "<path class=\"alert\"").count - 1 == markers.count)
+        #expect(html.contains("<title>15 alerts, 09:00–09:02</title>"))
+        // Alerts far apart keep a marker each (the 5-minute walk's two, 17 s apart).
+        #expect(WalkReport.alertMarkers(Self.walkSeconds(), chart: SVGChart(xRange: 0 ... 300, yRange: 60 ... 120)).count == 2)
+    }
+
+    @Test func aTimeLabelAtTheChartsEdgeIsDrawnInsideIt() {
+        let chart = SVGChart(xRange: 0 ... 60, yRange: 60 ... 120)
+        let labels = chart.xLabels(WalkReport.clockTicks(start: 1_767_258_000, count: 60, time: .utc))
+        #expect(labels.contains("<text x=\"706\" y=\"252\" text-anchor=\"end\">09:01</text>"), "the last one ends at its tick: \(labels)")
+        #expect(labels.contains("<text x=\"70\" y=\"252\" text-anchor=\"middle\">09:00</text>"))
+        #expect(SVGChart.left(for: ["0%", "50%", "100%"]) > 70, "a wider margin for wider value labels")
+    }
+
     @Test func periodPageHasADayForEachDayAndTheFiveCharts() {
         let monday = CivilDay(year: 2026, month: 1, day: 5)!
         let period = ReportPeriod.week(containing: monday.adding(days: 3))

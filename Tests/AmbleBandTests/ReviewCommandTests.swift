@@ -1,6 +1,7 @@
 @testable import AmbleCLI
 @testable import AmbleCompanionStore
 import AmbleModel
+import AmbleSync
 import ArgumentParser
 import Foundation
 import Testing
@@ -138,7 +139,9 @@ struct ReviewCommandTests {
         #expect(try ids(SessionFilter(since: TimeBound("2027-01-01"))) == [])
         let error = #expect(throws: CommandError.self) { try SessionFilter(band: "Garden").apply(sessions) }
         #expect(error?.description.contains("Kitchen (id bbbb3333)") == true)
-        #expect(throws: CommandError.self, "three characters are too few for an id prefix") { try SessionFilter(band: "aaa").apply(sessions) }
+        #expect(try ids(SessionFilter(band: "b")) == [all[3]], "any start of an id that only one band has")
+        let shared = #expect(throws: CommandError.self, "a start two ids share") { try SessionFilter(band: "aaa").apply(sessions) }
+        #expect(shared?.description.hasSuffix("give more of the id") == true)
     }
 
     @Test func listOptionsAreChecked() {
@@ -295,6 +298,9 @@ struct ReviewCommandTests {
         #expect(printableText("walk\u{1B}[2J\u{07}") == "walk?[2J?")
         #expect(printableText(String(repeating: "x", count: 100), maximum: 10) == String(repeating: "x", count: 9) + "…")
         #expect(SessionText.recordingLine(kind: "\u{1B}]0;pwned\u{07}", startUnixSeconds: 0, recordedSeconds: 1, time: paris).hasPrefix("still being recorded: ?]0;pwned? since"))
+        // `amble band settings` prints what the band sends.
+        #expect(BandCommand.SettingsCommand.text([.init(key: "band_name", value: "Ann's band\u{1B}[2J"), .init(key: "x\u{07}", value: "on")])
+                == "band_name  Ann's band?[2J\nx?         on")
     }
 
     // MARK: Opening the store

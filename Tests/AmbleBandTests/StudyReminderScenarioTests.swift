@@ -95,4 +95,21 @@ struct StudyReminderScenarioTests {
         run.band.studyRemindersChanged()
         #expect(run.band.practice.reminders.reminders.map(\.text) == ["Walk after dinner"])
     }
+
+    @Test func leavingTheStudyTurnsItsReminderOffAtTheNextSync() throws {
+        let run = try ScenarioRun(script: calibrationScript, options: { $0.listen = HostPort(host: "127.0.0.1", port: 0) })
+        run.run(seconds: 50)
+        try wearersReminder(run.band)
+        let laptop = try StudyLaptop(run, participant: "P01")
+        #expect(try laptop.sync(run, at: "2026-03-04T09:00:00Z") != nil)
+        #expect(run.band.practice.reminders.reminders.map(\.text) == ["Walk after dinner", "Study: Evening check-in"])
+        let quiet = Console(isInteractive: false, ask: { _ in nil }, say: { _ in })
+        _ = try StudyCommand.LeaveCommand.leave(store: laptop.store, deleteAnswers: false, yes: false,
+                                                now: try TimeBound("2026-03-04T10:00:00Z").firstUnixSeconds, time: .utc, console: quiet)
+        // Still within the study, the evening check-in due: the study's reminder goes all the same.
+        #expect(try laptop.sync(run, at: "2026-03-04T11:00:00Z") == "Study reminder on Simulated band turned off: you left the study")
+        #expect(run.band.practice.reminders.reminders.map(\.text) == ["Walk after dinner"])
+        try wearersReminderIsUntouched(run.band.store)
+        #expect(try laptop.sync(run, at: "2026-03-05T11:00:00Z") == nil, "and stays off")
+    }
 }

@@ -356,7 +356,7 @@ struct StudyFileTests {
         #expect(error(replacing: "name = \"final\"", with: "name = \"evening\"")
                 == "study.toml:54: questionnaire[5].name: \"evening\" is the name of an earlier questionnaire; names must differ")
         #expect(error(replacing: "name = \"Test study\"\n", with: "")
-                == "study.toml: name: missing; add name = \"...\"")
+                == "study.toml:1: name: missing; add name = \"...\"", "every error has a line: the top of the file for the top level")
         let syntax = error(replacing: "scale = [1, 7]", with: "scale = [1, 7")
         #expect(syntax.hasPrefix("study.toml:2") && syntax.contains(": not valid TOML"), "\(syntax)")
     }
@@ -380,6 +380,27 @@ struct StudyFileTests {
                 == "study.json:69: questionnaire[4].due: is null; give a value or leave the key out")
         #expect(error(replacing: "\"due\": \"after-walk\",", with: "\"due\": \"after-walk\"")
                 == "study.json:70: not valid JSON: expected ',' or '}' after the value of \"due\"")
+    }
+
+    /// Found by an outside trial (issue 31): a JSON study whose top level is a list was called
+    /// bad TOML, text was quoted whole in errors, and a file of any size was parsed.
+    @Test func aJSONListAndHugeTextAreRefusedInFewWords() throws {
+        for (name, text) in [("study.json", "[" + studyJSON + "]"), ("study.txt", "[\n " + studyJSON + "]")] {
+            #expect(StudyFileCheck.problem(text: text, file: name)
+                    == "\(name):1: not valid JSON: the top level is a list; a study file in JSON is one object: {\"name\": ..., \"questionnaire\": [...]}")
+        }
+        let huge = String(repeating: "x", count: 1_000_000)
+        for (old, new, line) in [("name = \"Test study\"", "\(huge) = 1\nname = \"Test study\"", 1), ("choices = [\"yes\", \"no\"]", "choices = [\"\(huge)\", \"\(huge)\"]", 30),
+                                 ("start = 2026-03-02", "start = \"\(huge)\"", 2)] {
+            let shown = error(replacing: old, with: new)
+            #expect(shown.hasPrefix("study.toml:\(line): ") && shown.count < 300, "\(shown.prefix(300))")
+        }
+        let path = NSTemporaryDirectory() + "study-\(UUID().uuidString).toml"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        FileManager.default.createFile(atPath: path, contents: Data(repeating: UInt8(ascii: "#"), count: StudyFile.maximumBytes + 1))
+        #expect(throws: StudyFileError(file: path, line: nil, key: nil, message: "holds 524289 bytes (512 KiB), more than the 524288 (512 KiB) such a file may hold; nothing of it was read; a large study is about 100 kB")) {
+            try StudyFile.load(path: path)
+        }
     }
 
     @Test func participantIDsNameAFolder() {
@@ -457,13 +478,22 @@ struct SurveyMachineTests {
 }
 
 /// The message a command's refusal prints.
+/// A store in memory that joined the test study as P01 and holds one submitted answer.
+private func joinedStore(answer: StudyAnswer) throws -> CompanionStore {
+    let store = try CompanionStore(path: nil)
+    try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
+    try store.submitStudyAnswers([answer], questionnaire: answer.questionnaire, period: answer.period, sessionID: nil, nowUnixSeconds: answer.answeredUnixSeconds)
+    return store
+}
+
 private func refusal(_ body: () throws -> Any) -> String {
     do { _ = try body(); return "no error" } catch { return "\(error)" }
 }
 
 struct StudyStoreTests {
-    @Test func theStudyMigrationComesLast() {
-        #expect(CompanionStore.versions.suffix(2) == ["goals", "study"])
+    @Test func theStudyMigrationsComeAfterTheGoals() {
+        let versions = CompanionStore.versions
+        #expect(versions.firstIndex(of: "goals").map { Array(versions[$0...].prefix(3)) } == ["goals", "study", "study-leave"], "\(versions)")
     }
 
     @Test func answersAreStoredOncePerPeriodAndRevisionsKeepTheFirstTime() throws {
@@ -490,6 +520,64 @@ struct StudyStoreTests {
         #expect(try store.studyEnrollment()?.joinedUnixSeconds == 100)
     }
 
+    @Test func leavingAsksNothingMoreKeepsTheAnswersAndTurnsOnlyTheStudysReminderOff() throws {
+        let now = at("2026-03-04T12:00:00+01:00")
+        let store = try joinedStore(answer: StudyAnswer(questionnaire: "baseline", period: "start", item: "stress", value: "2", answeredUnixSeconds: now))
+        #expect(try StudyContext.read(store: store).reminder(now: now, time: berlin)??.text == "Study: Evening check-in")
+        let quiet = Console(isInteractive: false, ask: { _ in nil }, say: { _ in })
+        let said = try StudyCommand.LeaveCommand.leave(store: store, deleteAnswers: false, yes: false, now: now + 60, time: berlin, console: quiet)
+        #expect(said == """
+            Left "Test study" (participant P01): nothing more is asked.
+            Your answers (1) stay in this store: `amble study export` writes them, `amble study leave --delete-answers` deletes them.
+            The next `amble sync` turns the study's reminder off on the band (a reminder you set yourself stays).
+            """)
+        let context = try StudyContext.read(store: store)
+        #expect(context.answers.count == 1, "the answers stay")
+        #expect(try SurveyCommand.occasions(context, name: nil, now: now + 120, time: berlin).isEmpty)
+        #expect(refusal { try SurveyCommand.occasions(context, name: "evening", now: now + 120, time: berlin) }
+                == "\"Evening check-in\" is not due any more: you left the study on Wed 4 Mar 2026, 12:01")
+        #expect(throws: StudyStoreError.left(studyName: "Test study")) {
+            try store.submitStudyAnswers([], questionnaire: "evening", period: "day:2026-03-04", sessionID: nil, nowUnixSeconds: now + 180)
+        }
+        // The next sync turns this laptop's study reminder off, and never the wearer's own.
+        let wanted = context.reminder(now: now + 120, time: berlin)
+        let band = ["reminders": "on", "reminder_text": "Walk after lunch", "study_reminder": "20:00 Study: Evening check-in"]
+        #expect(try StudyReminderPush.changes(wanted: wanted, current: band).map { "\($0.key)=\($0.value)" } == ["study_reminder=off"])
+        #expect(context.statusText(now: now + 120, time: berlin).hasPrefix("Test study: participant P01, left Wed 4 Mar 2026, 12:01"))
+        // Joining the same study again takes part again, with the answer kept.
+        try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: now + 240)
+        #expect(try store.studyEnrollment()?.leftUnixSeconds == nil)
+        #expect(try StudyContext.read(store: store).reminder(now: now + 240, time: berlin)??.text == "Study: Evening check-in")
+    }
+
+    @Test func anotherStudyWaitsUntilTheLeftOnesAnswersAreDeleted() throws {
+        let store = try joinedStore(answer: StudyAnswer(questionnaire: "baseline", period: "start", item: "stress", value: "2", answeredUnixSeconds: 10))
+        func joinOther() throws { try store.joinStudy(participantID: "Q7", studyName: "Other", fileName: "o.toml", fileText: studyText, nowUnixSeconds: 50) }
+        #expect(throws: StudyStoreError.otherStudyJoined(studyName: "Test study", participantID: "P01"), "not left yet") { try joinOther() }
+        var asked: [String] = []
+        let declines = Console(isInteractive: true, ask: { asked.append($0); return "n" }, say: { _ in })
+        _ = try StudyCommand.LeaveCommand.leave(store: store, deleteAnswers: true, yes: false, now: 20, time: berlin, console: declines)
+        #expect(asked.count == 1 && asked[0].hasPrefix("Delete the 1 answer given to \"Test study\""))
+        #expect(throws: StudyStoreError.leftStudyHasAnswers(studyName: "Test study", participantID: "P01", answers: 1)) { try joinOther() }
+        let said = try StudyCommand.LeaveCommand.leave(store: store, deleteAnswers: true, yes: true, now: 30, time: berlin, console: declines)
+        #expect(said.hasPrefix("You left \"Test study\" on Thu 1 Jan 1970, 01:00 already.\nDeleted 1 answer."), "\(said)")
+        #expect(try store.studyAnswers().isEmpty && store.studySubmissions().isEmpty)
+        try joinOther()
+        #expect(try store.studyEnrollment()?.studyName == "Other")
+    }
+
+    @Test func joiningAStudyThatIsOverOrFarAheadWarns() throws {
+        let s = try study()
+        let enrollment = try CompanionStore(path: nil).joinStudy(participantID: "P01", studyName: s.name, fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
+        func warning(_ now: String) -> String? { StudyCommand.JoinCommand.joined(s, enrollment: enrollment, now: at(now), time: berlin).warning }
+        #expect(warning("2026-03-10T09:00:00+01:00") == nil)
+        #expect(warning("2026-03-15T23:00:00+01:00") == nil, "the last day is part of the study")
+        #expect(warning("2026-06-01T09:00:00+02:00")?.hasPrefix("\"Test study\" ended on Sun 15 Mar 2026, 78 days ago: only what is due after its end") == true)
+        #expect(warning("2026-01-01T09:00:00+01:00") == "\"Test study\" starts on Mon 2 Mar 2026, in 60 days: nothing is asked before then.")
+        #expect(StudyCommand.JoinCommand.joined(s, enrollment: enrollment, now: at("2026-03-10T09:00:00+01:00"), time: berlin).text
+                .hasPrefix("Joined \"Test study\" as participant P01: Mon 2 Mar 2026 to Sun 15 Mar 2026, 5 questionnaires."))
+    }
+
     @Test func surveyRefusesAQuestionnaireCompletedInItsPeriod() throws {
         let store = try CompanionStore(path: nil)
         try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
@@ -512,11 +600,8 @@ struct StudyStoreTests {
     }
 
     @Test func theAnswersExportNamesTheWalkEachAnswerBelongsTo() throws {
-        let store = try CompanionStore(path: nil)
-        try store.joinStudy(participantID: "P01", studyName: "Test study", fileName: "s.toml", fileText: studyText, nowUnixSeconds: 0)
         let before = at("2026-03-03T07:50:00+01:00")
-        try store.submitStudyAnswers([StudyAnswer(questionnaire: "before", period: "before:since-start", item: "mood", value: "7", answeredUnixSeconds: before)],
-                                     questionnaire: "before", period: "before:since-start", sessionID: nil, nowUnixSeconds: before)
+        let store = try joinedStore(answer: StudyAnswer(questionnaire: "before", period: "before:since-start", item: "mood", value: "7", answeredUnixSeconds: before))
         let summary = SessionTally([]).summary(kind: .mindfulWalk, startUnixSeconds: at("2026-03-03T08:00:00+01:00"),
                                                endUnixSeconds: at("2026-03-03T08:20:00+01:00"), parameters: SessionParameters(stepLengthMeters: 0.7))
         let walk = try #require(try store.insert(bandID: "band-1", bandName: "b", bandSessionID: 12, record: SessionRecord(summary: summary, seconds: []),

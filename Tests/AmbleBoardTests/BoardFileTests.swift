@@ -87,6 +87,16 @@ struct BoardFileTests {
         #expect(error?.description.hasPrefix("boards/bad.toml:\(line): \(key): ") == true)
     }
 
+    @Test func theStoresLimitAndReserve() throws {
+        let linux = try BoardFile.parse(text: minimalBoard, file: "test.toml")
+        #expect(linux.storage.maximumStoreMegabytes == nil && linux.storage.reserveMegabytes == 8, "a real card keeps 8 MiB in reserve")
+        #expect(try BoardFile.load(path: boardsPath("sim.toml")).storage.reserveMegabytes == 0)
+        let set = try BoardFile.parse(text: minimalBoard + "\n[storage]\nmax_store_mb = 64\nreserve_mb = 0\n", file: "test.toml")
+        #expect(set.storage.maximumStoreMegabytes == 64 && set.storage.reserveMegabytes == 0)
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: minimalBoard + "\n[storage]\nreserve_mb = 2048\n", file: "b.toml") }
+        #expect(error?.key == "storage.reserve_mb" && error?.line == 23 && error?.message.contains("outside 0...1024") == true, "\(String(describing: error))")
+    }
+
     @Test func aHeartRateSensorTooSlowForTheEstimatorIsRefused() {
         let text = minimalBoard + "\n[heart_rate]\nchip = \"max30102\"\nbus = 1\nrate_hz = 50\naveraging = 32\n"
         let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }
@@ -168,5 +178,44 @@ struct BoardFileTests {
         let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: text, file: "b.toml") }
         #expect(error?.message.contains("platform = \"sim\"") == true)
         #expect(error?.line == 22)
+    }
+
+    /// Found by an outside trial (issue 31): an unknown table had no line, a key of a megabyte
+    /// was quoted whole in the error, and a 50 MB file cost up to 891 MB to parse.
+    @Test(arguments: [
+        ("\n[wearr]\nheight_cm = 180\n", 23, "wearr"),
+        ("\n[[buton]]\nrole = \"back\"\n", 23, "buton"),
+        ("\n[motor.extra]\na = 1\n", 23, "motor.extra"),
+        ("\n[wearer]\nsize.cm = 180\n", 24, "wearer.size"),
+    ])
+    func unknownTablesHaveALine(appended: String, line: Int, key: String) {
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: minimalBoard + "\n" + appended, file: "b.toml") }
+        #expect(error?.line == line, "\(error?.description ?? "")")
+        #expect(error?.key == key)
+        let missing = #expect(throws: BoardError.self) { try BoardFile.parse(text: minimalBoard.replacing("name = \"Test band\"\n", with: ""), file: "b.toml") }
+        #expect(missing?.description == "b.toml:1: name: missing; add name = \"...\"", "a key missing from the top level: the top of the file")
+    }
+
+    @Test func untrustedTextInAnErrorIsCut() {
+        let key = String(repeating: "k", count: 1_000_000)
+        let error = #expect(throws: BoardError.self) { try BoardFile.parse(text: minimalBoard + "\n\(key) = 1\n", file: "b.toml") }
+        #expect(error?.line == 22)
+        #expect((error?.description.count ?? .max) < 300, "\(error?.description.prefix(300) ?? "")")
+        let value = #expect(throws: BoardError.self) {
+            try BoardFile.parse(text: minimalBoard.replacing("chip = \"lis3dh\"", with: "chip = \"\(key)\""), file: "b.toml")
+        }
+        #expect((value?.description.count ?? .max) < 300)
+    }
+
+    @Test func aFileOverTheLimitIsRefusedUnread() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("board-\(UUID().uuidString).toml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let padded = minimalBoard + "\n#" + String(repeating: " ", count: BoardFile.maximumBytes - minimalBoard.utf8.count - 3) + "\n"
+        #expect(padded.utf8.count == BoardFile.maximumBytes)
+        FileManager.default.createFile(atPath: path, contents: Data(padded.utf8))
+        #expect(try BoardFile.load(path: path).name == "Test band")
+        FileManager.default.createFile(atPath: path, contents: Data((padded + " ").utf8))
+        let error = #expect(throws: BoardError.self) { try BoardFile.load(path: path) }
+        #expect(error?.description == "\(path): holds 65537 bytes (64 KiB), more than the 65536 (64 KiB) such a file may hold; nothing of it was read; a board file is 1-2 kB")
     }
 }

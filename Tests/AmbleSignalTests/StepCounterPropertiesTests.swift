@@ -53,6 +53,26 @@ struct StepCounterPropertiesTests {
         #expect(!counter.isWalking && counter.cadenceStepsPerMinute == 0)
     }
 
+    @Test("the steps pending are what finish would release at that moment, and when they were taken")
+    func pendingSteps() {
+        let recording = SyntheticActivities.render([.still(seconds: 3), .walking(cadenceStepsPerMinute: 100, seconds: 40), .still(seconds: 15)],
+                                                   sampling: .init(rateHz: 25, jitterFraction: 0.1), seed: 4)
+        var counter = StepCounter()
+        var nextCheck = 1.0
+        var pendingSeen = 0
+        for row in recording.rows {
+            _ = counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
+            guard row.timeSeconds >= nextCheck else { continue }
+            nextCheck += 1
+            var ended = counter
+            #expect(counter.pendingRelease == ended.finishTimed(), "at \(row.timeSeconds) s: the same steps, taken over the same stretch")
+            pendingSeen = max(pendingSeen, counter.pendingSteps)
+        }
+        #expect(pendingSeen > 10, "a walk under way holds about its last 10 s")
+        #expect(counter.pendingSteps == 0, "all released once the walk ended")
+        #expect(abs(counter.totalSteps - recording.trueSteps) <= 4, "counted \(counter.totalSteps) of \(recording.trueSteps)")
+    }
+
     @Test("a gap longer than 2.5 s ends the walk and releases it; counting goes on after")
     func gaps() {
         let first = SyntheticActivities.render([.walking(cadenceStepsPerMinute: 110, seconds: 40)], sampling: .init(rateHz: 25, jitterFraction: 0.1), seed: 5)

@@ -47,7 +47,7 @@ struct PracticeDriver {
     }
 
     var recordedSeconds: [SessionSecond] {
-        actions.compactMap { if case .recordSecond(let r) = $0 { return r } else { return nil } }
+        actions.compactMap { if case .recordSecond(let r, _, _) = $0 { return r } else { return nil } }
     }
 
     var discards: Int { actions.filter { $0 == .discardSession }.count }
@@ -228,7 +228,7 @@ struct PracticeMachineTests {
         band.press(.shortPressed(.select))
         band.seconds(3 + 20, cadence: 80)
         #expect(band.machine.isRecording)
-        band.actions += band.machine.finish(unixSeconds: band.unixSeconds)
+        band.actions += band.machine.finish()
         #expect(band.summaries.count == 1)
         #expect(!band.machine.isRecording)
     }
@@ -237,7 +237,7 @@ struct PracticeMachineTests {
         var band = PracticeDriver()
         band.press(.select)
         band.seconds(3 + 20, cadence: 100)
-        band.actions += band.machine.finish(unixSeconds: band.unixSeconds)
+        band.actions += band.machine.finish()
         #expect(band.discards == 1)
         #expect(band.summaries.isEmpty)
         #expect(band.machine.calibration == nil)

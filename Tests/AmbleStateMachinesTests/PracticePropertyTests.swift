@@ -79,7 +79,7 @@ struct PracticePropertyTests {
                 default: band.seconds(1, cadence: Double(cadence))
                 }
             }
-            band.actions += band.machine.finish(unixSeconds: band.unixSeconds)
+            band.actions += band.machine.finish()
             #expect(band.summaries.count == 1)
             #expect(band.discards == 0)
             #expect(!band.machine.isRecording)

@@ -3,7 +3,7 @@ import AmbleStateMachines
 import Testing
 
 /// The practice files steps under the second they were taken in: the counter releases them
-/// about 10 s late, and the rows already recorded get them (`addSteps`).
+/// about 10 s late, and the rows already recorded get them (`recordSecond`'s `earlier`).
 struct StepsTakenTests {
     @Test func lateStepsGoToTheSecondsTheyWereTakenInAndNotBeforeTheWalk() {
         var band = PracticeDriver(calibration: Calibration(cadenceStepsPerMinute: 110, stepLengthMeters: 0.7, unixSeconds: 0))
@@ -14,7 +14,7 @@ struct StepsTakenTests {
         for _ in 0..<4 { report(&band, steps: 0, taken: []) }
         report(&band, steps: 7, taken: [1, 0, 2, 0, 2, 2])
         #expect(band.recordedSeconds.map(\.steps) == [0, 0, 0, 0, 1])
-        let added = band.actions.compactMap { if case .addSteps(let a) = $0 { return a } else { return nil } }
+        let added = band.actions.compactMap { if case .recordSecond(_, let a, _) = $0, !a.isEmpty { return a } else { return nil } }
         #expect(added == [[StepsAdded(offsetSeconds: 2, steps: 2), StepsAdded(offsetSeconds: 0, steps: 2)]])
         #expect(band.lastWalkingScreen?.steps == 5, "the walk's own steps so far")
         band.press(.longPressed(.select))

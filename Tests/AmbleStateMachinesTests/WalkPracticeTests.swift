@@ -256,7 +256,7 @@ struct WalkPracticeTests {
             band.startWalk()
             band.seconds(5, cadence: 84)
             for press in presses { band.press(press) }
-            band.actions += band.machine.finish(unixSeconds: band.unixSeconds)
+            band.actions += band.machine.finish()
             #expect(band.summaries.count == 1, "\(presses)")
             #expect(band.discards == 0)
             #expect(!band.machine.isRecording)
@@ -507,7 +507,7 @@ struct EveryStatePracticeTests {
         var band = PracticeDriver(calibration: calibrated)
         state.enter(&band)
         let summariesBefore = band.summaries.count, discardsBefore = band.discards
-        let stop = band.machine.finish(unixSeconds: band.unixSeconds)
+        let stop = band.machine.finish()
         band.actions += stop
         let saved = band.summaries.count - summariesBefore, discarded = band.discards - discardsBefore
         switch state.onStop {

@@ -161,6 +161,17 @@ struct BandStoreTests {
         #expect(try store.identity(defaultName: "Amble band") == BandIdentity(id: identity.id, name: "Left wrist"))
     }
 
+    /// What people type is a name; what does not print is not.
+    @Test(arguments: ["Ann's band", "Zoë – left wrist", "Band #2 (spare)", "戴在左手", "\"Quoted\" & <b>"])
+    func aBandNameIsWhatPeopleType(name: String) throws {
+        #expect(try BandSetting.bandName.validate(name) == name)
+    }
+
+    @Test(arguments: ["", " ", String(repeating: "x", count: 33), String(repeating: "é", count: 33), "red\u{1B}[31m", "two\nlines", "\u{202E}dnab", "bell\u{07}"])
+    func aBandNameThatDoesNotPrintIsRefused(name: String) {
+        #expect(throws: BandSettingError.self) { try BandSetting.bandName.validate(name) }
+    }
+
     // MARK: Sync, session data and retention
 
     /// Records a finished session of `count` seconds; returns its id.
@@ -303,6 +314,41 @@ struct BandStorePracticeTests {
         #expect(reopened.recovery == BandStore.Recovery(walksClosed: 1, calibrationsDiscarded: 1))
         #expect(try reopened.finishedSessions().map(\.summary.kind) == [.mindfulWalk])
         #expect(try reopened.calibrations().isEmpty)
+    }
+
+    @Test func aPowerCutKeepsTheStepsTheCounterHeldInTheirSecondsAndTheEnergySoFar() throws {
+        let file = TemporaryDatabase()
+        let seconds = rows(20)
+        do {
+            let store = try BandStore(path: file.path)
+            let walk = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: 10, parameters: walkParameters())
+            for (i, row) in seconds.enumerated() {
+                // The counter holds the last 5 seconds' steps, 2 a second; the energy grows.
+                let held = (max(0, i - 4) ... i).map { StepsAdded(offsetSeconds: $0, steps: 2) }
+                try store.appendSecond(sessionID: walk, row, progress: SessionProgress(pendingSteps: held, activeKilocalories: 0.05 * Double(i + 1)))
+            }
+        }
+        let reopened = try BandStore(path: file.path)
+        let walk = try #require(try reopened.finishedSessions().first)
+        let inRows = seconds.reduce(0) { $0 + $1.steps }
+        #expect(walk.summary.steps == inRows + 10, "the rows' \(inRows) steps and the 10 the counter held")
+        let stored = try #require(try reopened.session(id: walk.id)).seconds
+        #expect(stored.map(\.steps) == seconds.enumerated().map { $0.element.steps + ($0.offset >= 15 ? 2 : 0) }, "in the seconds they were taken in")
+        #expect(walk.summary.distanceMeters == Double(inRows + 10) * 0.7)
+        #expect(walk.summary.activeKilocalories == 0.05 * 20)
+        #expect(walk.summary.durationSeconds == 20)
+    }
+
+    @Test func stepsReleasedLateGoToTheirSecondsWithTheNextOneStored() throws {
+        let store = try BandStore(path: nil)
+        let walk = try store.beginSession(kind: .mindfulWalk, startUnixSeconds: 10, parameters: walkParameters())
+        let seconds = rows(3)
+        try store.appendSecond(sessionID: walk, seconds[0])
+        try store.appendSecond(sessionID: walk, seconds[1])
+        try store.appendSecond(sessionID: walk, seconds[2], earlier: [StepsAdded(offsetSeconds: 0, steps: 3), StepsAdded(offsetSeconds: 1, steps: 1)])
+        let stored = try #require(try store.recoverOpenSessions() == BandStore.Recovery(walksClosed: 1) ? store.session(id: walk) : nil)
+        #expect(stored.seconds.map(\.steps) == [seconds[0].steps + 3, seconds[1].steps + 1, seconds[2].steps])
+        #expect(stored.summary.steps == seconds.reduce(4) { $0 + $1.steps })
     }
 
     @Test func aDiscardedSessionLeavesNothing() throws {

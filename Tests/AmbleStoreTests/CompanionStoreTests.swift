@@ -112,7 +112,11 @@ struct CompanionStoreTests {
         #expect(try store.band(matching: "0b6c8a")?.name == "Left", "unique prefix")
         #expect(try store.band(matching: "0B6C9F")?.name == "Right", "prefix in any case")
         #expect(try store.band(matching: "rIGHT")?.id == right, "name in any case")
-        #expect(try store.band(matching: "0b6") == nil, "a prefix needs 4 characters")
+        try store.pairBand(id: "e46f0c21-7a3b-4c2d-8e9f-0a1b2c3d4e5f", name: "Wrist", publicKey: key(3), address: nil, nowUnixSeconds: 1)
+        #expect(try store.band(matching: "e46")?.name == "Wrist", "any unambiguous start of the id, even short")
+        #expect(try store.band(matching: "E")?.name == "Wrist")
+        #expect(throws: CompanionStoreError.self, "a start several ids share") { try store.band(matching: "0b6") }
+        #expect(try store.band(matching: "") == nil)
         #expect(try store.band(matching: "Middle") == nil)
         #expect(try store.band(matching: "2f4a8d7c6e10") == nil, "only a prefix of the id")
 

@@ -2,12 +2,12 @@ import AmbleLinux
 import Foundation
 import Testing
 
-/// `makePrivateDirectory`, where the stores' folders are made.
+/// `makeFolders`, where the stores' and the exports' folders are made.
 struct PrivateDirectoryTests {
     let base = NSTemporaryDirectory() + "amble-dir-\(UUID().uuidString)"
 
     func mode(_ path: String) throws -> Int {
-        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue) & 0o7777
     }
 
     func makeFolder(_ path: String, mode: Int) throws {
@@ -17,41 +17,46 @@ struct PrivateDirectoryTests {
 
     @Test func createsEveryMissingFolderOwnerOnly() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
-        try makePrivateDirectory(base + "/share/amble")
+        try makeFolders(base + "/share/amble")
         #expect(try mode(base) == 0o700)
         #expect(try mode(base + "/share") == 0o700)
         #expect(try mode(base + "/share/amble") == 0o700)
-        try makePrivateDirectory(base + "/share/amble")
-        #expect(try mode(base + "/share/amble") == 0o700, "done twice, same")
+        try makeFolders(base + "/share/amble")
+        #expect(try mode(base + "/share/amble") == 0o700, "done twice, the same")
     }
 
-    @Test func tightensTheFinalFolderOnly() throws {
+    /// Found by an outside trial (issue 31): `amble pair --store DIR/x.sqlite` made an existing
+    /// DIR 0700, dropping its group's access and its setgid bit (the current folder, for
+    /// `./x.sqlite`). Only folders Amble makes are its to tighten.
+    @Test func leavesEveryFolderThatIsThereAsItIs() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         try makeFolder(base, mode: 0o755)
-        try makeFolder(base + "/amble", mode: 0o775)
-        #expect(FileManager.default.createFile(atPath: base + "/amble/amble.sqlite", contents: Data([1, 2, 3])))
-        try makePrivateDirectory(base + "/amble")
-        #expect(try mode(base + "/amble") == 0o700)
-        #expect(try mode(base) == 0o755, "a folder above is not ours to change")
-        #expect(FileManager.default.contents(atPath: base + "/amble/amble.sqlite") == Data([1, 2, 3]), "what it holds stays")
-    }
-
-    @Test(.enabled(if: ProcessInfo.processInfo.userName == "root", "giving a folder away needs root"))
-    func leavesSomeoneElsesFolderAsItIs() throws {
-        defer { try? FileManager.default.removeItem(atPath: base) }
-        try makeFolder(base, mode: 0o755)
-        try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: base)
-        try makePrivateDirectory(base)
+        try makeFolder(base + "/shared", mode: 0o2775)
+        #expect(FileManager.default.createFile(atPath: base + "/shared/amble.sqlite", contents: Data([1, 2, 3])))
+        try makeFolders(base + "/shared")
+        #expect(try mode(base + "/shared") == 0o2775, "group access and setgid stay")
         #expect(try mode(base) == 0o755)
+        try makeFolders(base + "/shared/new")
+        #expect(try mode(base + "/shared/new") == 0o700, "a folder it makes is private")
+        #expect(try mode(base + "/shared") == 0o2775)
+        #expect(FileManager.default.contents(atPath: base + "/shared/amble.sqlite") == Data([1, 2, 3]), "what it holds stays")
+    }
+
+    @Test func sharedFoldersFollowTheUmask() throws {
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let umask = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") }.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) })
+        try makeFolders(base + "/out", sharing: .umask)
+        #expect(try mode(base + "/out") == 0o777 & ~umask)
     }
 
     @Test func namesWhatIsInTheWay() throws {
         defer { try? FileManager.default.removeItem(atPath: base) }
         try makeFolder(base, mode: 0o700)
         #expect(FileManager.default.createFile(atPath: base + "/share", contents: Data()))
-        let error = try #require(throws: PrivateDirectoryError.self) { try makePrivateDirectory(base + "/share/amble") }
-        #expect(error == PrivateDirectoryError(path: base + "/share", problem: .notAFolder))
-        #expect(error.description == "\(base)/share is in the way: it exists but is not a folder; move it away, or choose another place")
-        #expect(throws: PrivateDirectoryError(path: base + "/share", problem: .notAFolder)) { try makePrivateDirectory(base + "/share") }
+        let error = try #require(throws: PathProblem.self) { try makeFolders(base + "/share/amble") }
+        #expect(error == PathProblem(path: base + "/share", kind: .notAFolder))
+        #expect(error.description == "\(base)/share is a file, not a folder; check the path")
+        #expect(throws: PathProblem(path: base + "/share", kind: .notAFolder)) { try makeFolders(base + "/share") }
     }
 }

@@ -313,6 +313,88 @@ final class BandLinkTests {
         #expect(refusal(band)?.code == .timedOut)
     }
 
+    /// A connection left mid-sync (after hello) or mid-pairing (after XX message 1) by a
+    /// laptop that went away without its goodbye.
+    func abandonedConnection(_ host: TestBandHost, _ laptop: NoiseKeyPair, pairing: Bool, limits: BandLinkLimits) throws -> BandLinkConnection {
+        let band = BandLinkConnection(id: 1, host: host, limits: limits, now: 0)
+        if pairing {
+            var handshake = try NoiseHandshakeState(pattern: .xx, role: .initiator, prologue: BandLinkConnection.prologue, localStaticKey: laptop)
+            band.receive(Framing.frame(.pair, try handshake.writeMessage(payload: []).message), now: 0)
+            band.wrote(band.output.count)
+        } else {
+            let link = CompanionLink(stream: PumpedStream(band: band, clock: clock), laptopKeyPair: laptop, clock: clock)
+            try link.connect(bandPublicKey: host.staticKeyPair.publicKey)
+            try link.hello()
+        }
+        #expect(!band.isFinished && band.output.isEmpty)
+        return band
+    }
+
+    @Test func aNewHandshakeOnASerialLineReplacesTheConnectionLeftBehind() throws {
+        // Ctrl-C or a crash on the laptop: no goodbye, and the same laptop connects again at
+        // once on the same line. Over TCP a laptop opens a new connection instead.
+        for serial in [true, false] {
+            for (pairing, newKind) in [(false, FrameKind.connect), (false, .pair), (true, .connect), (true, .pair)] {
+                let host = TestBandHost()
+                let laptop = NoiseKeyPair.generate()
+                host.paired.append(laptop.publicKey)
+                let limits: BandLinkLimits = serial ? .serial(baudRate: 115_200) : .init()
+                let old = try abandonedConnection(host, laptop, pairing: pairing, limits: limits)
+                var handshake: NoiseHandshakeState
+                let first: [UInt8]
+                if newKind == .connect {
+                    (first, handshake) = try connectFrame(from: laptop, to: host.staticKeyPair.publicKey)
+                } else {
+                    handshake = try NoiseHandshakeState(pattern: .xx, role: .initiator, prologue: BandLinkConnection.prologue, localStaticKey: laptop)
+                    first = Framing.frame(.pair, try handshake.writeMessage(payload: []).message)
+                }
+                old.receive(first, now: 1)
+                let what = "serial \(serial), pairing \(pairing), then \(newKind)"
+                guard serial else {
+                    #expect(refusal(old)?.code == (pairing && newKind == .pair ? .handshakeFailed : .badRequest), "\(what)")
+                    continue
+                }
+                #expect(old.isFinished && old.output.isEmpty, "ended without a frame the new laptop would take as a refusal: \(what)")
+                let fresh = BandLinkConnection(id: 2, host: host, limits: limits, now: 1)
+                fresh.receive(old.takeUnreadInput(), now: 1)
+                let reply = try #require(frames(fresh.output).first, "\(what)")
+                #expect(reply.kind == newKind.rawValue, "\(what)")
+                #expect((try? handshake.readMessage(reply.payload)) != nil, "the fresh connection answered the new handshake: \(what)")
+            }
+        }
+    }
+
+    @Test func refusedHandshakesCostTheBandNoKeyWork() throws {
+        // One peer address: a paired laptop's IK message 1 recorded and replayed 200 times,
+        // then 100 forged ones (new keys, not paired) in 2 s, then the laptop itself (the
+        // attacker behind the laptop's own NAT address).
+        let host = TestBandHost()
+        host.gate = HandshakeGate(now: 0)
+        let limits = host.gate!.limits
+        let laptop = NoiseKeyPair.generate()
+        host.paired.append(laptop.publicKey)
+        var id = 0
+        func attempt(_ frame: [UInt8], at now: Double) -> (keyWork: Int, refusal: SyncMessage.FailureCode?) {
+            id += 1
+            let band = BandLinkConnection(id: id, host: host, now: now)
+            band.receive(frame, now: now)
+            return (band.handshakeKeyWork, refusal(band)?.code)
+        }
+        let recorded = try connectFrame(from: laptop, to: host.staticKeyPair.publicKey).frame
+        let replays = (0 ..< 200).map { attempt(recorded, at: Double($0) * 0.01) }
+        #expect(replays.map(\.keyWork).reduce(0, +) == 1, "read once; then refused unread")
+        #expect(replays.dropFirst().allSatisfy { $0.refusal == .handshakeFailed })
+        let forged = try (0 ..< 100).map { try attempt(connectFrame(from: .generate(), to: host.staticKeyPair.publicKey).frame, at: 2 + Double($0) * 0.02) }
+        let forgedWork = forged.map(\.keyWork).reduce(0, +)
+        #expect(forgedWork <= limits.addressBurst + Int(2 * limits.addressPerSecond) + 1, "\(forgedWork) handshakes worked on")
+        #expect(forged.filter { $0.refusal == .busy }.count == 100 - forgedWork)
+        // The laptop on that address now: told busy while its bucket is empty (it tries again after
+        // 0.2 to 2 s), let in once a token came back.
+        #expect(attempt(try connectFrame(from: laptop, to: host.staticKeyPair.publicKey).frame, at: 4).refusal == .busy)
+        let later = attempt(try connectFrame(from: laptop, to: host.staticKeyPair.publicKey).frame, at: 4 + 1 / limits.addressPerSecond)
+        #expect(later.keyWork == 1 && later.refusal == nil)
+    }
+
     @Test func helloComesFirst() throws {
         let host = TestBandHost()
         let (link, _) = try connectedLaptop(host)

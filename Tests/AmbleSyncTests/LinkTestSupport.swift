@@ -17,6 +17,8 @@ final class TestBandHost: BandLinkHost {
     /// The message version the band chooses, and the sessions it says it records (version 4).
     var version = SyncMessage.highestVersion
     var recording: [SyncMessage.RecordingEntry] = []
+    /// How the band says its store is (version 5).
+    var storage = (StoreCondition.sound, "")
     /// Requests answered, by kind, for tests that check what was asked.
     var statusRequests = 0
     private var verdicts: [Int: Bool] = [:]
@@ -54,6 +56,15 @@ final class TestBandHost: BandLinkHost {
 
     func pairingEnded(connection: Int) {}
 
+    /// The band's handshake limits, when a test asks for them (every peer is "test peer").
+    var gate: HandshakeGate?
+
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal? {
+        gate?.refusal(address: "test peer", kind: kind, message: message, now: now)
+    }
+
+    func pairedLaptopConnected(connection: Int, message: [UInt8]) { gate?.remember(connectMessage: message) }
+
     func answer(_ request: SyncMessage, laptopKey: [UInt8]) -> SyncMessage {
         switch request {
         case .hello:
@@ -76,6 +87,8 @@ final class TestBandHost: BandLinkHost {
         case .getStatus where version >= SyncMessage.statusVersion:
             statusRequests += 1
             return .status(recording: recording)
+        case .getStorage where version >= SyncMessage.storageVersion:
+            return .storage(storage.0, message: storage.1)
         default:
             return .failure(code: .badRequest, message: "not in this test")
         }

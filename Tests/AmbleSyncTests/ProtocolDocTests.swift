@@ -132,7 +132,7 @@ struct ProtocolDocTests {
         #expect(Framing.maximumPayloadLength == 16_384 && Framing.maximumFrameLength == 16_396)
         #expect(FrameDecoder().capacity == 2 * 16_396)
         #expect(SyncMessage.maximumChunkLength == 12_288 && SyncMessage.maximumListLength == 256)
-        #expect(SyncMessage.lowestVersion == 3 && SyncMessage.highestVersion == 4 && SyncMessage.statusVersion == 4)
+        #expect(SyncMessage.lowestVersion == 3 && SyncMessage.highestVersion == 5 && SyncMessage.statusVersion == 4 && SyncMessage.storageVersion == 5)
         #expect(SyncMessage.maximumRecordingCount == 8)
         #expect(SessionCoding.version == 3 && SessionCoding.currentVersions == [2, 3])
         #expect(SessionCoding.maximumRawLength == 16 << 20 && SessionCoding.maximumSeconds == 172_800)
@@ -214,10 +214,10 @@ enum ProtocolDocExamples {
         .hello(lowestVersion: 3, highestVersion: 4, client: "amble"), .listSessions(afterID: 0),
         .getChunk(sessionID: 5, offset: 300, maximumLength: 12_288), .acknowledge(sessionID: 5), .getSettings,
         .setSetting(key: "metronome", value: "on"), .setClock(unixSeconds: 1_800_000_000), .deleteAll(.request),
-        .getStatus, .pairingVerdict(accepted: true), .pairingStatus,
+        .getStatus, .getStorage, .pairingVerdict(accepted: true), .pairingStatus,
         .welcome(version: 4, bandID: "0d1f", bandName: "Band", bandUnixSeconds: 1_800_000_000), .sessionList([], more: false),
         .chunk(sessionID: 5, offset: 300, totalLength: 304, bytes: [1]), .acknowledged(sessionID: 5), .settings([]),
-        .clockSet(offsetSeconds: 0), .deleteAllState(.none), .status(recording: []), .pairingReveal(nonce: [], bandID: "", bandName: ""),
+        .clockSet(offsetSeconds: 0), .deleteAllState(.none), .status(recording: []), .storage(.sound, message: ""), .pairingReveal(nonce: [], bandID: "", bandName: ""),
         .pairingState(.paired), .failure(code: .notFound, message: ""),
     ]
 

@@ -26,7 +26,7 @@ public enum BandAssembly {
             return try ScenarioScript.load(path: path)
         }
 
-        let recorder = try BandRecorder.open(dataDirectory: options.dataDirectory, maximumSessionHours: board.storage.maximumSessionHours, logger: logger)
+        let recorder = try BandRecorder.open(dataDirectory: options.dataDirectory, storage: board.storage, logger: logger)
         let store = recorder.store
         let identity = try store.identity(defaultName: board.name)
 
@@ -45,7 +45,7 @@ public enum BandAssembly {
         let practice = BandPractice(machine: machine, studyReminders: recorder.studyReminders(), reminderState: recorder.reminderState(),
                                     startNotice: startNotice(store.recovery, logger: logger))
 
-        recorder.prepareStoredSessionsForSync()
+        recorder.checkStore()
         // A laptop lives in real time: the link's time limits (handshake, idle, a stalled
         // frame) run on the system's clock even when the simulated board runs faster. Tests
         // that pass a manual clock keep one clock for both.

@@ -57,6 +57,7 @@ struct SimulatedBoardBuilder: BoardBuilder {
         }
         let handle = SimulatedBoard(clock: clock, synthetic: synthetic, motorLine: motor, displayPanel: panel,
                                     buttonLines: Dictionary(uniqueKeysWithValues: buttons.map { (ButtonRole($0.spec.role), $0.line) }),
+                                    debounceSeconds: Double(board.buttons.map(\.debounceMilliseconds).max() ?? 0) / 1000,
                                     accelerometer: SimulatedBoard.SensorPlace(bus: accelerometerBus, address: spec.address, chip: emulator),
                                     heartRate: heartRatePlace)
         return BoardDevices(clock: clock, accelerometer: accelerometer, heartRate: heartRate, display: display, motor: motor,

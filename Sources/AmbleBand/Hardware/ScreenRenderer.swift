@@ -8,7 +8,7 @@ enum ScreenRenderer {
         fb.clear()
         switch screen {
         case .menu(let entries, let selected, let status):
-            // The goals' progress a laptop sent, when there is one, in place of the title.
+            // The store's warning or the goals' progress a laptop sent, when there is one, in place of the title.
             _ = fb.drawText(status.map { String($0.prefix(21)) } ?? "AMBLE", x: 0, y: 0)
             fb.drawLine(fromX: 0, y: 9, toX: fb.width - 1, y: 9)
             let spacing = entries.count > 3 ? 10 : 12

@@ -23,11 +23,18 @@ public final class SimulatedBoard {
     public let displayPanel: SSD1306Emulator?
     /// The buttons' lines, by role (each bounces twice on a press: the debouncer must cope).
     public let buttonLines: [ButtonRole: SimulatedGPIOInput]
+    /// The buttons' longest debounce time, seconds: a key's press is held, and the line left
+    /// released, at least twice this long, so that the debouncer sees every press.
+    let debounceSeconds: Double
+    /// Band time at which the next key's press may begin: the previous key's press has been
+    /// released and the line has settled.
+    private var nextKeyPressSeconds = -Double.infinity
 
     init(clock: any BandClock, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?,
-         buttonLines: [ButtonRole: SimulatedGPIOInput],
+         buttonLines: [ButtonRole: SimulatedGPIOInput], debounceSeconds: Double,
          accelerometer: SensorPlace, heartRate: SensorPlace?) {
         self.displayPanel = displayPanel
+        self.debounceSeconds = debounceSeconds
         self.clock = clock
         bus = accelerometer.bus
         var places = [ScenarioScript.Sensor.accelerometer: accelerometer]
@@ -92,19 +99,21 @@ public final class SimulatedBoard {
 
     /// Keys of the simulated board: n/s/b press next/select/back (capitals hold them: a long
     /// press); w walks at 110 steps/min, + and - change the pace by 5, 0 stops; o takes the
-    /// band off the wrist and puts it back.
+    /// band off the wrist and puts it back. Keys typed faster than a press takes (several in
+    /// one read, or a key while the previous one's press is still held) queue: each becomes
+    /// its own press, in the order typed, once the previous one is released.
     func key(_ key: UInt8, now: Double) -> String? {
-        let short = ScenarioScript.shortPressSeconds, long = 1.2
+        let short = max(ScenarioScript.shortPressSeconds, 2 * debounceSeconds), long = 1.2
         if synthetic == nil && Array("w+-0o".utf8).contains(key) {
             return "the board plays a recording: the wearer's keys do nothing"
         }
         switch key {
-        case UInt8(ascii: "n"): _ = press(role: .next, atSeconds: now, holdSeconds: short)
-        case UInt8(ascii: "N"): _ = press(role: .next, atSeconds: now, holdSeconds: long)
-        case UInt8(ascii: "s"), UInt8(ascii: " "), 10, 13: _ = press(role: .select, atSeconds: now, holdSeconds: short)
-        case UInt8(ascii: "S"): _ = press(role: .select, atSeconds: now, holdSeconds: long)
-        case UInt8(ascii: "b"): _ = press(role: .back, atSeconds: now, holdSeconds: short)
-        case UInt8(ascii: "B"): _ = press(role: .back, atSeconds: now, holdSeconds: long)
+        case UInt8(ascii: "n"): pressQueued(.next, now: now, holdSeconds: short)
+        case UInt8(ascii: "N"): pressQueued(.next, now: now, holdSeconds: long)
+        case UInt8(ascii: "s"), UInt8(ascii: " "), 10, 13: pressQueued(.select, now: now, holdSeconds: short)
+        case UInt8(ascii: "S"): pressQueued(.select, now: now, holdSeconds: long)
+        case UInt8(ascii: "b"): pressQueued(.back, now: now, holdSeconds: short)
+        case UInt8(ascii: "B"): pressQueued(.back, now: now, holdSeconds: long)
         case UInt8(ascii: "w"):
             synthetic?.activity = .walking(cadenceStepsPerMinute: 110)
             return "walking at 110 steps/min"
@@ -126,6 +135,13 @@ public final class SimulatedBoard {
             return nil
         }
         return nil
+    }
+
+    /// A key's press, after the previous key's press is released and its line has settled.
+    private func pressQueued(_ role: ButtonRole, now: Double, holdSeconds: Double) {
+        let start = max(now, nextKeyPressSeconds)
+        guard press(role: role, atSeconds: start, holdSeconds: holdSeconds) else { return }
+        nextKeyPressSeconds = start + holdSeconds + 2 * debounceSeconds
     }
 
     static let keyHelp = "keys: n/s/b next/select/back (N/S/B hold), w walk, +/- pace, 0 stop, o wrist off/on, ? keys, q quit"

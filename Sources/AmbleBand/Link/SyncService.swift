@@ -12,12 +12,20 @@ protocol SyncServiceDelegate: AnyObject {
     /// Whether the wearer is in a countdown, calibration, walk or another prompt (a wipe is
     /// refused until they are back at the menu).
     var isBusy: Bool { get }
-    /// Sets the band's date; returns how far it moved, seconds.
-    func setClock(unixSeconds: Double) -> Double
+    /// A laptop gives the band's date: the answer is `clockSet` (how far it moved) or the
+    /// failure `bad-value` when the band refuses it (`LaptopDate`).
+    func setClock(unixSeconds: Double) -> SyncMessage
     /// A setting changed from the laptop: the band applies what it can at once.
     func settingChanged(_ setting: BandSetting, to value: String)
     /// A laptop changed one of its own settings (`LaptopSetting`): its study's reminder.
     func laptopSettingChanged(_ setting: LaptopSetting, to value: String)
+    /// The store was full when the link tried to keep a session's data (sent all the same).
+    func storeFilled()
+    /// Runs a change that notes a sync; on a card full to its last byte, once more with the
+    /// room the band keeps in reserve.
+    func usingReserve<T>(_ change: () throws -> T) throws -> T
+    /// How the store is, and what a laptop is told about it.
+    var storage: (condition: StoreCondition, text: String) { get }
 }
 
 /// The band's side of sync: serves paired laptops over TCP (a few at once) and a serial line
@@ -48,6 +56,8 @@ final class SyncService: BandLinkHost {
         var endedAt: Double?
         /// The stream failed or hung up (a serial line is then reopened).
         var failed = false
+        /// A paired laptop proved itself on it, and the handshake limits know its address.
+        var trusted = false
     }
 
     private struct Pairing {
@@ -71,6 +81,14 @@ final class SyncService: BandLinkHost {
     private var nextConnectionID = 1
     private let logger: Logger
     private var now = 0.0
+    /// Bounds the key work handshakes cost (docs/protocol.md, Handshake limits).
+    private var gate: HandshakeGate
+    /// Each connection's peer, as the handshake limits count it.
+    private var connectionAddresses: [Int: String] = [:]
+    /// Key work of the connections that ended, and the refusals not yet in the log.
+    private var endedKeyWork = 0
+    private var unloggedRefusals: [HandshakeGate.Verdict: Int] = [:]
+    private var refusalsLoggedAt = -Double.infinity
 
     /// Pairing mode, opened and closed by the wearer's prompt.
     var isPairingModeOpen = false
@@ -81,9 +99,12 @@ final class SyncService: BandLinkHost {
     private var deleteAllRequester: [UInt8]?
     /// The last session data read, for the chunks that follow.
     private var cachedData: (id: Int64, bytes: [UInt8])?
+    /// Length and CRC-32 of session data a full store could not keep, once encoded for a list
+    /// (the same rows give the same bytes): a list does not encode them again.
+    private var unkeptSizes: [Int64: (length: Int, crc32: UInt32)] = [:]
 
     init(store: BandStore, staticKeyPair: NoiseKeyPair, hasDisplay: Bool, listener: TCPListener?, serialPath: String?,
-         serialBaudRate: Int, serial: (any ByteStream)?, logger: Logger, now: Double) {
+         serialBaudRate: Int, serial: (any ByteStream)?, limits: HandshakeLimits = .init(), logger: Logger, now: Double) {
         self.store = store
         self.staticKeyPair = staticKeyPair
         self.hasDisplay = hasDisplay
@@ -92,8 +113,15 @@ final class SyncService: BandLinkHost {
         self.serialBaudRate = serialBaudRate
         self.logger = logger
         self.now = now
+        gate = HandshakeGate(limits: limits, now: now)
         if let serial { addLink(stream: serial, isSerial: true) }
     }
+
+    /// Handshake messages whose key work the band did, over every connection so far.
+    var handshakeKeyWork: Int { endedKeyWork + links.reduce(0) { $0 + $1.connection.handshakeKeyWork } }
+
+    /// The handshake limits' verdicts so far, by kind.
+    var handshakeVerdicts: [HandshakeGate.Verdict: Int] { gate.counts }
 
     var pollDescriptors: [Int32] {
         var descriptors = links.filter { $0.connection.wantsInput }.map(\.stream.pollDescriptor)
@@ -109,8 +137,16 @@ final class SyncService: BandLinkHost {
         self.now = now
         // Existing connections first: a laptop's handshake that has arrived completes before
         // newer connections may push handshaking ones out.
-        for index in links.indices { serviceLink(index, now: now) }
+        for index in links.indices {
+            serviceLink(index, now: now)
+            if !links[index].trusted, links[index].connection.isSecure, !links[index].connection.isUnproven {
+                // A request of a paired laptop opened: its address is a paired laptop's.
+                gate.trust(address: links[index].stream.peerHost, now: now)
+                links[index].trusted = true
+            }
+        }
         accept(now: now)
+        logHandshakeRefusals(now: now)
         var kept: [Link] = []
         for var link in links {
             guard let ended = link.endedAt, link.failed || link.connection.output.isEmpty || now - ended > Self.lingerSeconds else {
@@ -122,8 +158,10 @@ final class SyncService: BandLinkHost {
                 // The line stays open; the next laptop starts a new connection on it.
                 logger.info("serial link: \(reason); ready for the next connection")
                 let unread = link.connection.takeUnreadInput()
-                link.connection = makeConnection(serial: true)
+                retire(link.connection)
+                link.connection = makeConnection(stream: link.stream, serial: true)
                 link.endedAt = nil
+                link.trusted = false
                 if !unread.isEmpty { link.connection.receive(unread, now: now) }
                 kept.append(link)
             } else {
@@ -133,6 +171,7 @@ final class SyncService: BandLinkHost {
                     logger.debug("\(link.stream.peerName) disconnected before a handshake: \(reason)")
                 }
                 link.stream.close()
+                retire(link.connection)
                 if link.isSerial {
                     logger.warning("serial link \(link.stream.peerName) closed; reopening it every \(Int(Self.serialReopenSeconds)) s")
                     serialReopenAt = now + Self.serialReopenSeconds
@@ -150,6 +189,13 @@ final class SyncService: BandLinkHost {
     }
 
     func close() {
+        let verdicts = gate.counts
+        let refused = verdicts.filter { $0.key != .admitted }.values.reduce(0, +)
+        if handshakeKeyWork > 0 || refused > 0 {
+            let counts = "\(verdicts[.admitted] ?? 0) taken up (\(handshakeKeyWork) messages of key work), \(refused) refused unread "
+                + "(\(verdicts[.replayed] ?? 0) replays, \(verdicts[.addressLimited] ?? 0) over an address's limit, \(verdicts[.sharedLimited] ?? 0) over the shared limit)"
+            logger.info("handshakes: \(counts)")
+        }
         for link in links {
             link.connection.close(reason: "the band is stopping")
             _ = try? link.stream.writeAvailable(link.connection.output)
@@ -205,12 +251,29 @@ final class SyncService: BandLinkHost {
     }
 
     private func addLink(stream: any ByteStream, isSerial: Bool) {
-        links.append(Link(connection: makeConnection(serial: isSerial), stream: stream, isSerial: isSerial))
+        links.append(Link(connection: makeConnection(stream: stream, serial: isSerial), stream: stream, isSerial: isSerial))
     }
 
-    private func makeConnection(serial: Bool) -> BandLinkConnection {
+    private func makeConnection(stream: any ByteStream, serial: Bool) -> BandLinkConnection {
         defer { nextConnectionID += 1 }
+        connectionAddresses[nextConnectionID] = stream.peerHost
         return BandLinkConnection(id: nextConnectionID, host: self, limits: serial ? .serial(baudRate: serialBaudRate) : .init(), now: now)
+    }
+
+    /// A connection that ended: its key work is counted, its address forgotten.
+    private func retire(_ connection: BandLinkConnection) {
+        endedKeyWork += connection.handshakeKeyWork
+        connectionAddresses[connection.id] = nil
+    }
+
+    /// Refused handshakes in the log: at most a line a minute, so a flood does not fill it.
+    private func logHandshakeRefusals(now: Double) {
+        guard !unloggedRefusals.isEmpty, now - refusalsLoggedAt >= 60 else { return }
+        let words: [(HandshakeGate.Verdict, String)] = [(.replayed, "replays"), (.addressLimited, "over an address's limit"), (.sharedLimited, "over the shared limit")]
+        let parts = words.compactMap { verdict, word in unloggedRefusals[verdict].map { "\($0) \(word)" } }
+        logger.notice("refused handshakes without key work: \(parts.joined(separator: ", ")) (docs/protocol.md, Handshake limits)")
+        unloggedRefusals = [:]
+        refusalsLoggedAt = now
     }
 
     private func serviceLink(_ index: Int, now: Double) {
@@ -266,6 +329,19 @@ final class SyncService: BandLinkHost {
 
     func isPaired(laptopKey: [UInt8]) -> Bool {
         ((try? store.pairedLaptops()) ?? []).contains { $0.publicKey == laptopKey }
+    }
+
+    func admitHandshake(connection: Int, kind: FrameKind, message: [UInt8], now: Double) -> Refusal? {
+        let address = connectionAddresses[connection] ?? "an unknown peer"
+        let verdict = gate.admit(address: address, kind: kind, message: message, now: now)
+        guard let refusal = gate.refusal(for: verdict, address: address) else { return nil }
+        unloggedRefusals[verdict, default: 0] += 1
+        logger.debug("\(address): handshake refused unread: \(refusal.message)")
+        return refusal
+    }
+
+    func pairedLaptopConnected(connection: Int, message: [UInt8]) {
+        gate.remember(connectMessage: message)
     }
 
     func pairingMethod() -> PairingMethod? {
@@ -333,6 +409,7 @@ final class SyncService: BandLinkHost {
         deleteAllState = accepted ? .done : .declined
         if accepted {
             cachedData = nil
+            unkeptSizes = [:]
             dropUnpairedConnections(keeping: deleteAllRequester)
         }
     }
@@ -363,10 +440,21 @@ final class SyncService: BandLinkHost {
             return .welcome(version: version, bandID: identity.id, bandName: identity.name, bandUnixSeconds: wallClock())
         case .listSessions(let after):
             let sessions = try store.finishedSessions(afterID: after, limit: SyncMessage.maximumListLength)
-            var sizes = try store.sessionDataSizes(ids: sessions.map(\.id))
+            var sizes = try store.sessionDataSizes(ids: sessions.map(\.id)).merging(unkeptSizes) { kept, _ in kept }
             for session in sessions where sizes[session.id] == nil {
-                // Made before this build or closed by crash recovery: encoded now, once.
-                if let encoded = try SessionDataEncoding.encode(sessionID: session.id, in: store) { sizes[session.id] = encoded }
+                // Made before this build, closed by crash recovery, or not kept by a full store:
+                // encoded now (and kept, when there is room). One whose rows cannot be read is
+                // listed all the same: the laptop asks for it, hears why, and holds its place.
+                do {
+                    guard let outcome = try SessionDataEncoding.encode(sessionID: session.id, in: store, logger: logger) else { continue }
+                    sizes[session.id] = (outcome.data.bytes.count, outcome.data.crc32)
+                    if outcome.storeFull {
+                        unkeptSizes[session.id] = sizes[session.id]
+                        delegate?.storeFilled()
+                    }
+                } catch {
+                    sizes[session.id] = SessionDataEncoding.unreadableListing
+                }
             }
             // As many as fit one frame (a summary is about 100 bytes); `more` sends the laptop back.
             var entries: [SyncMessage.SessionEntry] = []
@@ -390,10 +478,22 @@ final class SyncService: BandLinkHost {
             if let cached = cachedData, cached.id == id {
                 bytes = cached.bytes
             } else {
-                guard let data = try store.sessionData(id: id) else {
+                // Checked against its CRC-32 before it is sent; encoded again when the card
+                // changed it, or when a full store could not keep it.
+                let outcome: SessionDataEncoding.Outcome?
+                do {
+                    outcome = try SessionDataEncoding.checked(sessionID: id, in: store, logger: logger)
+                } catch {
+                    return .failure(code: .internalError, message: error.description)
+                }
+                guard let outcome else {
                     return .failure(code: .notFound, message: "no finished session \(id) on this band")
                 }
-                bytes = data.bytes
+                if outcome.storeFull { delegate?.storeFilled() }
+                if let listed = outcome.damagedCRC32, listed != outcome.data.crc32 {
+                    return .failure(code: .internalError, message: "session \(id)'s data had changed on the band's card and was encoded again: the next sync fetches it")
+                }
+                bytes = outcome.data.bytes
                 cachedData = (id, bytes)
             }
             guard offset < bytes.count, maximumLength > 0 else {
@@ -402,8 +502,19 @@ final class SyncService: BandLinkHost {
             let end = min(bytes.count, offset + min(maximumLength, SyncMessage.maximumChunkLength))
             return .chunk(sessionID: id, offset: offset, totalLength: bytes.count, bytes: Array(bytes[offset ..< end]))
         case .acknowledge(let id):
-            guard try store.markSynced(id: id, atUnixSeconds: wallClock()) else {
-                return .failure(code: .notFound, message: "no finished session \(id) on this band")
+            do {
+                let marked = try delegate?.usingReserve { try store.markSynced(id: id, atUnixSeconds: wallClock()) }
+                    ?? store.markSynced(id: id, atUnixSeconds: wallClock())
+                guard marked else {
+                    return .failure(code: .notFound, message: "no finished session \(id) on this band")
+                }
+            } catch where isStoreFullError(error) {
+                // A card full to its last byte, its reserve spent, cannot take even this change.
+                // The laptop has the session all the same: the band says yes, and lists it
+                // unsynced until a later acknowledgement can be written (it is only removed once
+                // that is).
+                logger.notice("session \(id) is on a laptop, but the full store cannot note it synced yet")
+                delegate?.storeFilled()
             }
             return .acknowledged(sessionID: id)
         case .getSettings:
@@ -432,10 +543,7 @@ final class SyncService: BandLinkHost {
                 return .failure(code: .badValue, message: error.description)
             }
         case .setClock(let unix):
-            guard unix > 1_500_000_000, unix < 4_102_444_800 else {
-                return .failure(code: .badValue, message: "\(unix) is not a date between 2017 and 2100")
-            }
-            return .clockSet(offsetSeconds: delegate?.setClock(unixSeconds: unix) ?? 0)
+            return delegate?.setClock(unixSeconds: unix) ?? .failure(code: .internalError, message: "the band cannot set its date now")
         case .deleteAll(.request):
             if delegate?.isBusy == true {
                 return .failure(code: .busy, message: "the band's wearer is busy (a walk, a calibration or another question); ask again when the band shows its menu")
@@ -449,6 +557,9 @@ final class SyncService: BandLinkHost {
             return .deleteAllState(.awaitingWearer)
         case .deleteAll(.status):
             return .deleteAllState(laptopKey == deleteAllRequester ? deleteAllState : .none)
+        case .getStorage:
+            let storage = delegate?.storage ?? (.sound, "")
+            return .storage(storage.condition, message: storage.text)
         case .getStatus:
             let open = try store.openSessions(limit: SyncMessage.maximumRecordingCount)
             return .status(recording: open.map {

@@ -68,11 +68,19 @@ struct BandPractice {
         return linkPrompt.isActive ? [] : actions
     }
 
+    /// The store's condition changed (full, damaged, sound again): the practice buzzes and
+    /// shows it over its menu; a prompt on screen keeps the screen.
+    mutating func storageChanged(_ condition: StoreCondition) -> [PracticeAction] {
+        let actions = machine.storageChanged(condition)
+        guard linkPrompt.isActive else { return actions }
+        return actions.filter { if case .show = $0 { return false } else { return true } }
+    }
+
     /// The practice's current screen again (a prompt ended).
     mutating func redraw() -> [PracticeAction] { machine.redraw() }
 
     /// Ends whatever is under way (the band stops): a walk is closed for storing.
-    mutating func finish(unixSeconds: Double) -> [PracticeAction] { machine.finish(unixSeconds: unixSeconds) }
+    mutating func finish() -> [PracticeAction] { machine.finish() }
 
     /// The band was wiped: the practice starts over uncalibrated with the settings' defaults
     /// (`values`, read back from the emptied store), and no reminder is pending.
@@ -126,6 +134,9 @@ struct BandPractice {
         guard let givenReminder else { return }
         reminders.dismiss(givenReminder)
     }
+
+    /// The band's date moved: a snooze still ends its minutes from when it was asked.
+    mutating func dateMoved(bySeconds seconds: Double) { reminders.dateMoved(bySeconds: seconds) }
 
     /// What either machine asked the screen to show.
     mutating func show(_ next: Screen) { screen = next }

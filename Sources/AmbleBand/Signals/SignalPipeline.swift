@@ -120,6 +120,14 @@ struct SignalPipeline {
             heartRateBPM: estimate?.bpm, heartRateConfidence: estimate?.confidence,
             accelerometerGap: accelerometer.gap, heartRateGap: heartRateConsent && (heartRateSensor?.gap ?? false))
         stepsThisSecond = 0
+        // What a session ended now would gain: the steps the counter holds, placed as at a
+        // clean end, without taking them (a power cut then loses at most the second under way).
+        let pending = stepCounter.pendingRelease
+        if pending.steps > 0 {
+            var ended = placement
+            ended.add(pending)
+            report.pendingStepsTaken = ended.takeIntoLastSecond()
+        }
 
         // Energy (ACSM walking equation through `GaitModel`) and the resting RMSSD, once per
         // second; the practice sums them into the session's summary.

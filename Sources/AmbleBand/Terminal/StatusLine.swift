@@ -1,7 +1,8 @@
+import AmbleModel
 import AmbleStateMachines
 
 /// The status line of the simulated board: band time, the motor, the sensors and the screen,
-/// cut to the terminal's width.
+/// cut to the terminal's width; a menu or a choice scrolls so that its selected entry shows.
 enum StatusLine {
     /// What the optical sensor is doing, as the line says it.
     enum HeartRateSensor: Equatable {
@@ -15,7 +16,7 @@ enum StatusLine {
     }
 
     static func render(screen: Screen, bandSeconds: Double, motorRunning: Bool, accelerometerOK: Bool,
-                       heartRate: HeartRateSensor, width: Int? = nil) -> String {
+                       heartRate: HeartRateSensor, storage: StoreCondition = .sound, width: Int? = nil) -> String {
         let motor = motorRunning ? "[≋ BUZZ ≋]" : "[  ----  ]"
         let ppg: String
         switch heartRate {
@@ -24,8 +25,18 @@ enum StatusLine {
         case .off: ppg = "ppg off"
         case .down: ppg = "ppg --"
         }
-        let line = "\(clockText(Int(bandSeconds))) \(motor) acc \(accelerometerOK ? "ok" : "--") \(ppg) | \(text(screen))"
-        return fit(line, width: width)
+        let clock = clockText(Int(bandSeconds))
+        let store = storage.warning.map { " " + $0.uppercased() } ?? ""
+        let sensors = "\(clock) \(motor) acc \(accelerometerOK ? "ok" : "--") \(ppg)\(store) | "
+        guard let width, width > 1, let list = ListLine(screen) else { return fit(sensors + text(screen), width: width) }
+        // A menu or a choice always shows its selected entry: the list scrolls around it, and
+        // where even that does not fit, the sensors give way to the band time, the motor and a
+        // store's warning, then to nothing, and the list's head goes last.
+        let room = width - 1
+        for (prefix, head) in [(sensors, true), ("\(clock) \(motorRunning ? "≋" : "-")\(store) | ", true), ("", true), ("", false)] {
+            if let line = list.fitted(room: room - prefix.count, head: head) { return prefix + line }
+        }
+        return fit(list.entry(list.selected), width: width)
     }
 
     /// `line` cut to `width` columns (one left free so the terminal does not wrap), with "…"
@@ -54,12 +65,8 @@ enum StatusLine {
 
     static func text(_ screen: Screen) -> String {
         switch screen {
-        case .menu(let entries, let selected, let status):
-            let items = entries.enumerated().map { i, entry in
-                let title = entry.enabled ? entry.title : "\(entry.title) (calibrate first)"
-                return i == selected ? "> \(title) <" : "  \(title)  "
-            }
-            return "MENU " + items.joined(separator: " ") + (status.map { "  [\($0)]" } ?? "")
+        case .menu, .choice:
+            return ListLine(screen)?.whole ?? ""
         case .choosingReduction(let percent, let limit):
             return "MINDFUL WALK  slower by \(percent)% -> limit \(Int(limit.rounded())) steps/min  (next: change, select: start)"
         case .countdown(let title, let left):
@@ -78,11 +85,87 @@ enum StatusLine {
         case .question(let title, let detail, let code, let keys):
             let shownCode = code.map { "  CODE \($0.count == 6 ? String($0.prefix(3)) + " " + String($0.suffix(3)) : $0)" } ?? ""
             return "\(title.uppercased()) \(detail)\(shownCode)\(keys.isEmpty ? "" : "  (\(keys))")"
-        case .choice(let title, let options, let selected):
-            let items = options.enumerated().map { i, option in i == selected ? "> \(option) <" : option }
-            return "\(title.uppercased())  " + items.joined(separator: "  ")
         case .summary(let title, let lines, let page, let pages):
             return "\(title.uppercased()) (\(page + 1)/\(pages))  " + lines.joined(separator: " · ") + "  (next: page, select: ok)"
         }
+    }
+}
+
+/// A menu or a choice as the status line writes it: a head ("MENU", the choice's title), the
+/// entries with the selected one between `>` and `<`, and a tail (the menu's goal line). Cut to
+/// a width, it keeps the selected entry and as many of its neighbours as fit, with "…" where
+/// entries are left out.
+struct ListLine {
+    var head: String
+    var entries: [String]
+    var selected: Int
+    /// Between two entries.
+    var separator: String
+    /// Around an entry that is not selected.
+    var padding: String
+    var tail: String
+
+    init?(_ screen: Screen) {
+        switch screen {
+        case .menu(let entries, let selected, let status):
+            head = "MENU "
+            self.entries = entries.map { $0.enabled ? $0.title : "\($0.title) (calibrate first)" }
+            self.selected = selected
+            separator = " "
+            padding = "  "
+            tail = status.map { "  [\($0)]" } ?? ""
+        case .choice(let title, let options, let selected):
+            head = title.uppercased() + "  "
+            entries = options
+            self.selected = selected
+            separator = "  "
+            padding = ""
+            tail = ""
+        default:
+            return nil
+        }
+        guard !entries.isEmpty else { return nil }
+        self.selected = min(max(0, self.selected), entries.count - 1)
+    }
+
+    /// Every entry, the head and the tail.
+    var whole: String { line(0 ... entries.count - 1) }
+
+    /// An entry as the line shows it: `> Settings <` when selected.
+    func entry(_ index: Int) -> String {
+        index == selected ? "> \(entries[index]) <" : padding + entries[index] + padding
+    }
+
+    /// The entries in `window`, "…" before and after it when entries are left out there.
+    func line(_ window: ClosedRange<Int>, head withHead: Bool = true, tail withTail: Bool = true) -> String {
+        var parts = window.map(entry)
+        if window.lowerBound > 0 { parts.insert("…", at: 0) }
+        if window.upperBound < entries.count - 1 { parts.append("…") }
+        return (withHead ? head : "") + parts.joined(separator: separator) + (withTail ? tail : "")
+    }
+
+    /// The widest line within `room` columns that shows the selected entry whole (with the
+    /// head, unless `head` is false): the window grows by one entry after the selection, then
+    /// one before, in turn, while it fits; the tail comes when it fits too. Nil when the
+    /// selected entry does not fit.
+    func fitted(room: Int, head withHead: Bool = true) -> String? {
+        if withHead && whole.count <= room { return whole }
+        func fits(_ window: ClosedRange<Int>) -> Bool { line(window, head: withHead, tail: false).count <= room }
+        var window = selected ... selected
+        guard fits(window) else { return nil }
+        var grew = true
+        while grew {
+            grew = false
+            if window.upperBound + 1 < entries.count, fits(window.lowerBound ... window.upperBound + 1) {
+                window = window.lowerBound ... window.upperBound + 1
+                grew = true
+            }
+            if window.lowerBound > 0, fits(window.lowerBound - 1 ... window.upperBound) {
+                window = window.lowerBound - 1 ... window.upperBound
+                grew = true
+            }
+        }
+        let withTail = line(window, head: withHead)
+        return withTail.count <= room ? withTail : line(window, head: withHead, tail: false)
     }
 }

@@ -40,6 +40,8 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Overwrite files that are already there.")
     var force = false
 
+    @OptionGroup var sharing: SharingOptions
+
     @Option(help: ArgumentHelp("Only sessions that started at or after DATE: YYYY-MM-DD (local midnight) or an ISO 8601 time with its offset (2026-01-05T09:00:00Z).", valueName: "date"))
     var since: String?
 
@@ -78,7 +80,7 @@ struct ExportCommand: ParsableCommand {
             throw CommandError("nothing to write: no mindful walks among the \(plural(exported.count, "session")) selected (\(format.rawValue.uppercased()) holds walks; --format csv or openmhealth take calibrations too)")
         }
         for note in notes { print(note) }
-        for path in try ExportWriter.write(files, into: out ?? ".", force: force) {
+        for path in try ExportWriter.write(files, into: out ?? ".", force: force, sharing: sharing.sharing) {
             print("wrote \(path.path) (\(path.summary))")
         }
     }
@@ -126,28 +128,23 @@ enum ExportSelection {
     }
 }
 
-/// Writes an export's files into a folder: all or nothing when one is already there.
+/// Writes an export's files into a folder: all or nothing when one is already there. The
+/// files are 0600 and the folders it makes 0700 unless `sharing` says `.umask` (`--shared`).
 enum ExportWriter {
     struct Written {
         var path: String
         var summary: String
     }
 
-    static func write(_ files: [ExportFile], into folder: String, force: Bool) throws -> [Written] {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: folder) {
-            // "folder/." exists only when the folder is one (or a link to one).
-            guard manager.fileExists(atPath: folder + "/.") else { throw CommandError("--out \(folder) is not a folder") }
-        } else {
-            do {
-                try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw CommandError("cannot create the folder \(folder): \(errorSentence(error))")
-            }
+    static func write(_ files: [ExportFile], into folder: String, force: Bool, sharing: FileSharing = .ownerOnly) throws -> [Written] {
+        do {
+            try makeFolders(folder, sharing: sharing)
+        } catch {
+            throw CommandError("cannot make the folder \(folder): \(error.sentence(orElse: "choose another --out"))")
         }
         let paths = files.map { (folder.hasSuffix("/") ? folder : folder + "/") + $0.name }
         if !force {
-            let existing = paths.filter { manager.fileExists(atPath: $0) }
+            let existing = paths.filter { FileManager.default.fileExists(atPath: $0) }
             if !existing.isEmpty {
                 let names = existing.count == 1 ? "\(existing[0]) already exists" : existing.joined(separator: ", ") + " already exist"
                 throw CommandError("\(names); nothing was written. Pass --force to overwrite, or choose another --out")
@@ -155,11 +152,7 @@ enum ExportWriter {
         }
         var written: [Written] = []
         for (file, path) in zip(files, paths) {
-            do {
-                try Data(file.bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-            } catch {
-                throw CommandError("cannot write \(path): \(errorSentence(error))")
-            }
+            try OutputFile(path: path, force: force, sharing: sharing).write(file.bytes)
             written.append(Written(path: path, summary: file.summary))
         }
         return written

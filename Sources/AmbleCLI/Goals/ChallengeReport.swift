@@ -68,7 +68,7 @@ enum ChallengeReport {
         for walks in s.walksPerDay { sum += walks; cumulative.append(Double(sum)) }
         let top = Double(max(s.walksAsked, sum))
         let ticks = SVGChart.niceTicks(0 ... max(1, top), count: 4, minimumStep: 1)
-        let chart = SVGChart(height: 260, top: 20, bottom: 54, xRange: 0 ... Double(days), yRange: 0 ... ticks.last!)
+        let chart = SVGChart(height: 260, top: 20, bottom: SVGChart.twoLineLabelsBottom, xRange: 0 ... Double(days), yRange: 0 ... ticks.last!)
         var svg = chart.open(label: "Walks so far, day by day, against the pace that completes the challenge")
         svg += chart.yGrid(ticks: ticks, format: { String(Int($0)) })
         let labels = (0 ..< days).compactMap { index -> (Double, String)? in

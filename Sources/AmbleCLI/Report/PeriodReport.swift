@@ -140,7 +140,8 @@ enum PeriodReport {
         let top = max(values.max() ?? 0, 1)
         let ticks = SVGChart.niceTicks(0...top, count: 3, minimumStep: 1)
         let yRange = 0...max(top, ticks.last ?? top)
-        let chart = SVGChart(height: 230, top: 30, bottom: 54, xRange: 0...Double(max(1, values.count)), yRange: yRange)
+        let chart = SVGChart(height: 230, left: SVGChart.left(for: ticks.map(format)), top: 30, bottom: SVGChart.twoLineLabelsBottom,
+                             xRange: 0...Double(max(1, values.count)), yRange: yRange)
         var svg = chart.open(label: label)
         svg += chart.yGrid(ticks: ticks, format: format)
         svg += chart.xLabels(labels)
@@ -149,7 +150,7 @@ enum PeriodReport {
             let x = chart.x(Double(index)) + slot * 0.15, y = chart.y(value)
             svg += "<rect class=\"bar\" x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(slot * 0.7))\" height=\"\(n(chart.top + chart.plotHeight - y))\"><title>\(HTMLPage.escape(format(value)))</title></rect>"
             if values.count <= 7 {
-                svg += "<text class=\"value-label\" x=\"\(n(x + slot * 0.35))\" y=\"\(n(y - 4))\" text-anchor=\"middle\">\(HTMLPage.escape(format(value)))</text>"
+                svg += "<text class=\"value-label\" x=\"\(n(x + slot * 0.35))\" y=\"\(n(y - 8))\" text-anchor=\"middle\">\(HTMLPage.escape(format(value)))</text>"
             }
         }
         if values.allSatisfy({ $0 == 0 }) { svg += chart.noData("none in this period") }
@@ -163,7 +164,8 @@ enum PeriodReport {
         let wanted = fixedRange ?? (present.isEmpty ? 40...100 : max(0, ((present.min()! - 5) / 5).rounded(.down) * 5)...((present.max()! + 5) / 5).rounded(.up) * 5)
         let ticks = SVGChart.niceTicks(wanted, count: 4)
         let yRange = wanted.lowerBound...max(wanted.upperBound, ticks.last!)
-        let chart = SVGChart(height: 230, top: 30, bottom: 54, xRange: 0...Double(max(1, values.count)), yRange: yRange)
+        let chart = SVGChart(height: 230, left: SVGChart.left(for: ticks.map(format)), top: 30, bottom: SVGChart.twoLineLabelsBottom,
+                             xRange: 0...Double(max(1, values.count)), yRange: yRange)
         var svg = chart.open(label: label)
         svg += chart.yGrid(ticks: ticks, format: format)
         svg += chart.xLabels(labels)

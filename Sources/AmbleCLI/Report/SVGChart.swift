@@ -39,14 +39,35 @@ struct SVGChart {
         return out
     }
 
-    /// Labels under the x axis at the given positions; a newline starts a second line.
+    /// The widest a label's character is drawn, user units: 0.7 em of the largest font the page
+    /// gives chart text (24 px on a phone, HTMLPage's CSS; DejaVu Sans' digits are 0.64 em, "%"
+    /// 0.95 em).
+    static let labelCharacterWidth = 0.7 * 24
+    /// From the x axis down to the labels' baseline, user units: the phone font's cap height
+    /// (0.73 x 24 px) and 8 units of white, so that a label never touches a bar ending on the
+    /// axis, nor the lowest value label at its left.
+    static let labelBaselineBelowAxis = 26.0
+    /// The bottom margin for labels of two lines (a weekday over its date), user units.
+    static let twoLineLabelsBottom = 60.0
+
+    /// A left margin wide enough for the value labels at the axis, user units (70 at least).
+    static func left(for labels: [String]) -> Double {
+        max(70, Double(labels.map(\.count).max() ?? 0) * labelCharacterWidth + 10)
+    }
+
+    /// Labels under the x axis at the given positions; a newline starts a second line. A label
+    /// centred on its position would cross the drawing's edge is drawn beside it instead,
+    /// ending (or starting) there, so that no label is clipped at any width.
     func xLabels(_ labels: [(Double, String)]) -> String {
         labels.map { position, text in
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let px = x(position)
+            let half = Double(lines.map(\.count).max() ?? 0) * Self.labelCharacterWidth / 2
+            let anchor = px + half > width ? "end" : px - half < 0 ? "start" : "middle"
             let spans = lines.enumerated().map { index, line in
-                "<tspan x=\"\(n(x(position)))\" dy=\"\(index == 0 ? "0" : "1.15em")\">\(HTMLPage.escape(String(line)))</tspan>"
+                "<tspan x=\"\(n(px))\" dy=\"\(index == 0 ? "0" : "1.15em")\">\(HTMLPage.escape(String(line)))</tspan>"
             }
-            return "<text x=\"\(n(x(position)))\" y=\"\(n(height - bottom + 20))\" text-anchor=\"middle\">" + (lines.count == 1 ? HTMLPage.escape(text) : spans.joined()) + "</text>"
+            return "<text x=\"\(n(px))\" y=\"\(n(height - bottom + Self.labelBaselineBelowAxis))\" text-anchor=\"\(anchor)\">" + (lines.count == 1 ? HTMLPage.escape(text) : spans.joined()) + "</text>"
         }.joined()
     }
 

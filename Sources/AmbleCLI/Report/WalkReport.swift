@@ -87,7 +87,7 @@ enum WalkReport {
             legend.append(("over", "over the limit"))
             legend.append(("limit", "the limit"))
         }
-        if seconds.contains(where: { $0.alerts > 0 }) { legend.append(("alert", "an alert (the band buzzed)")) }
+        if seconds.contains(where: { $0.alerts > 0 }) { legend.append(("alert", "an alert (the band buzzed; alerts close together share a marker)")) }
         if seconds.contains(where: \.paused) { legend.append(("pause", "paused")) }
         return legend
     }
@@ -127,11 +127,47 @@ enum WalkReport {
             svg += "<line class=\"limit\" x1=\"\(n(chart.left))\" x2=\"\(n(chart.width - chart.right))\" y1=\"\(n(y))\" y2=\"\(n(y))\"/>"
             svg += "<text x=\"\(n(chart.width - chart.right - 4))\" y=\"\(n(y - 5))\" text-anchor=\"end\">limit \(Int(limit.rounded()))</text>"
         }
-        for row in seconds where row.alerts > 0 {
-            let x = chart.x(Double(row.offsetSeconds) + 0.5), y = chart.top
-            svg += "<path class=\"alert\" d=\"M\(n(x - 6)) \(n(y - 12))h12l-6 11z\"><title>alert at \(time.clock(start + Double(row.offsetSeconds)))</title></path>"
+        for marker in alertMarkers(seconds, chart: chart) {
+            let x = marker.x, y = chart.top
+            let first = time.clock(start + Double(marker.firstSecond)), last = time.clock(start + Double(marker.lastSecond))
+            let title = marker.alerts == 1 ? "alert at \(first)" : "\(marker.alerts) alerts, \(first)–\(last)"
+            svg += "<path class=\"alert\" d=\"M\(n(x - alertMarkerWidth / 2)) \(n(y - 12))h\(n(alertMarkerWidth))l-\(n(alertMarkerWidth / 2)) 11z\"><title>\(title)</title></path>"
         }
         return svg + "</svg>"
+    }
+
+    /// An alert marker's width, user units.
+    static let alertMarkerWidth = 12.0
+    /// The least distance between two markers' centres, user units: half a marker's width of
+    /// white between them.
+    static let alertMarkerSpacing = 18.0
+
+    /// One marker on the cadence chart for alerts close together.
+    struct AlertMarker: Equatable {
+        /// Where it is drawn, user units: at its first alert's second.
+        var x: Double
+        var firstSecond: Int
+        var lastSecond: Int
+        var alerts: Int
+    }
+
+    /// The alerts as markers that never overlap: an alert closer than `alertMarkerSpacing` to
+    /// the marker before joins it (an hour's walk with an alert every 10 s is 34 markers, not
+    /// 360 triangles drawn into one solid bar). A marker stays over the plot, clear of the
+    /// value labels at its left.
+    static func alertMarkers(_ seconds: [SessionSecond], chart: SVGChart) -> [AlertMarker] {
+        var markers: [AlertMarker] = []
+        let first = chart.left + alertMarkerWidth / 2 + 2, last = chart.width - chart.right - alertMarkerWidth / 2
+        for row in seconds where row.alerts > 0 {
+            let x = min(max(chart.x(Double(row.offsetSeconds) + 0.5), first), last)
+            if let last = markers.last, x - last.x < alertMarkerSpacing {
+                markers[markers.count - 1].lastSecond = row.offsetSeconds
+                markers[markers.count - 1].alerts += row.alerts
+            } else {
+                markers.append(AlertMarker(x: x, firstSecond: row.offsetSeconds, lastSecond: row.offsetSeconds, alerts: row.alerts))
+            }
+        }
+        return markers
     }
 
     static func heartRateSVG(_ slices: [Slice], count: Int, start: Double, time: LocalTime) -> String {

@@ -15,7 +15,7 @@ struct StudyCommand: ParsableCommand {
         commandName: "study",
         abstract: "Join a study, see its questionnaires (due ones marked) and course, export its answers and sessions.",
         discussion: "A study is a TOML file (docs/study.md). Answer the due questionnaires with `amble survey`.",
-        subcommands: [StatusCommand.self, JoinCommand.self, CourseCommand.self, StudyExportCommand.self],
+        subcommands: [StatusCommand.self, JoinCommand.self, CourseCommand.self, StudyExportCommand.self, LeaveCommand.self],
         defaultSubcommand: StatusCommand.self
     )
 
@@ -54,9 +54,13 @@ struct StudyCommand: ParsableCommand {
         }
 
         func run() throws {
-            let study: Study
-            do { study = try StudyFile.load(path: file) } catch { throw CommandError(error.description) }
-            let text = String(decoding: FileManager.default.contents(atPath: file) ?? Data(), as: UTF8.self)
+            let text: String, study: Study
+            do {
+                text = try StudyFile.read(path: file)
+                study = try StudyFile.parse(text: text, file: file)
+            } catch {
+                throw CommandError(error.description)
+            }
             // Joining may come before pairing: it makes the store, as `amble pair` does.
             let store = try openCompanionStore(path: amble.storePath, create: true)
             let id = try participant ?? (store.studyEnrollment().map(\.participantID) ?? randomParticipantID())
@@ -66,9 +70,89 @@ struct StudyCommand: ParsableCommand {
             } catch let error as StudyStoreError {
                 throw CommandError(error.description)
             }
-            print("Joined \"\(study.name)\" as participant \(enrollment.participantID): \(study.firstDay.long) to \(study.lastDay.long), "
-                  + "\(plural(study.questionnaires.count, "questionnaire")).")
-            print("See what is due with `amble study`, the course with `amble study course`, and answer with `amble survey`.")
+            let lines = Self.joined(study, enrollment: enrollment, now: laptopNow(), time: .system)
+            if let warning = lines.warning { _ = writeStandardError("warning: \(warning)\n") }
+            print(lines.text)
+        }
+
+        /// What joining says: the study's days, and a warning when it is over already (nothing
+        /// but its end and after-walk questionnaires will be asked) or starts in more than a
+        /// month.
+        static func joined(_ study: Study, enrollment: StudyEnrollment, now: Double, time: LocalTime) -> (text: String, warning: String?) {
+            let text = "Joined \"\(study.name)\" as participant \(enrollment.participantID): \(study.firstDay.long) to \(study.lastDay.long), "
+                + "\(plural(study.questionnaires.count, "questionnaire")).\n"
+                + "See what is due with `amble study`, the course with `amble study course`, and answer with `amble survey`."
+            let today = time.day(now)
+            let warning: String?
+            if today > study.lastDay {
+                let ago = today.daysSinceEpoch - study.lastDay.daysSinceEpoch
+                warning = "\"\(study.name)\" ended on \(study.lastDay.long), \(plural(ago, "day")) ago: only what is due after its end "
+                    + "(its end questionnaire, the walks it asks about) can be answered. Check the study file's dates with the research team, "
+                    + "or leave it with `amble study leave`."
+            } else if study.firstDay.daysSinceEpoch - today.daysSinceEpoch > 31 {
+                warning = "\"\(study.name)\" starts on \(study.firstDay.long), in \(plural(study.firstDay.daysSinceEpoch - today.daysSinceEpoch, "day")): "
+                    + "nothing is asked before then."
+            } else {
+                warning = nil
+            }
+            return (text, warning)
+        }
+    }
+
+    struct LeaveCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "leave",
+            abstract: "Leave the study: nothing more is asked, and the next amble sync turns its reminder off on the band.",
+            discussion: """
+                The answers given stay in this store, and `amble study export` still writes them, unless \
+                --delete-answers deletes them (it asks first; --yes does not). Only this laptop's study_reminder is \
+                turned off; the wearer's own reminder stays. Joining the same study again as the same participant takes \
+                part again, with the answers kept.
+                """
+        )
+
+        @ParentCommand var amble: AmbleCommand
+
+        @Flag(help: "Also delete the answers given (after asking).")
+        var deleteAnswers = false
+
+        @Flag(help: "Delete the answers without asking (with --delete-answers).")
+        var yes = false
+
+        func validate() throws {
+            if yes && !deleteAnswers { throw ValidationError("--yes is for --delete-answers") }
+        }
+
+        func run() throws {
+            print(try Self.leave(store: openCompanionStore(path: amble.storePath), deleteAnswers: deleteAnswers, yes: yes,
+                                 now: laptopNow(), time: .system, console: .standard))
+        }
+
+        /// Leaves the study joined in `store`; returns what to say.
+        static func leave(store: CompanionStore, deleteAnswers: Bool, yes: Bool, now: Double, time: LocalTime, console: Console) throws -> String {
+            let context = try StudyContext.read(store: store)
+            let name = context.study.name, count = context.answers.count
+            var delete = deleteAnswers && count > 0
+            if delete && !yes {
+                guard console.isInteractive else {
+                    throw CommandError("not deleting \(plural(count, "answer")) without a terminal to ask on; pass --yes to delete them anyway")
+                }
+                delete = console.confirm("Delete the \(plural(count, "answer")) given to \"\(name)\" from this laptop? Export them first if the research team needs them.")
+            }
+            let already = context.enrollment.leftUnixSeconds
+            let (left, deleted) = try store.leaveStudy(nowUnixSeconds: now, deleteAnswers: delete)
+            var lines = [already.map { "You left \"\(name)\" on \(time.dateAndClock($0)) already." }
+                         ?? "Left \"\(name)\" (participant \(left.participantID)): nothing more is asked."]
+            if deleted > 0 {
+                lines.append("Deleted \(plural(deleted, "answer")).")
+            } else if count > 0 {
+                lines.append("Your answers (\(count)) stay in this store: `amble study export` writes them, "
+                             + "`amble study leave --delete-answers` deletes them.")
+            }
+            if already == nil && context.study.questionnaires.contains(where: { $0.remindAtMinutes != nil }) {
+                lines.append("The next `amble sync` turns the study's reminder off on the band (a reminder you set yourself stays).")
+            }
+            return lines.joined(separator: "\n")
         }
     }
 
@@ -141,8 +225,19 @@ struct StudyContext {
                             sessions: try store.sessions())
     }
 
+    /// Every questionnaire's status; all over once the wearer left the study.
     func statuses(now: Double, time: LocalTime) -> [(questionnaire: Questionnaire, status: QuestionnaireStatus)] {
-        StudyRules.statuses(study, now: now, time: time, submissions: submissions, walks: walks)
+        if let left = enrollment.leftUnixSeconds {
+            return study.questionnaires.map { ($0, .closed("you left the study on \(time.dateAndClock(left))")) }
+        }
+        return StudyRules.statuses(study, now: now, time: time, submissions: submissions, walks: walks)
+    }
+
+    /// The reminder the band should give (`StudyRules.reminder`); none once the wearer left,
+    /// so that the next sync turns the study's reminder off.
+    func reminder(now: Double, time: LocalTime) -> (time: Int, text: String)?? {
+        let wanted = StudyRules.reminder(study, now: now, time: time, submissions: submissions, walks: walks)
+        return enrollment.leftUnixSeconds != nil && wanted != nil ? .some(nil) : wanted
     }
 
     /// `amble study`: the study's days and each questionnaire's status.
@@ -175,7 +270,11 @@ struct StudyContext {
                          + SessionText.pad(q.due.phrase, 18) + state)
         }
         let due = entries.filter { $0.status.isDue }
-        lines.append(due.isEmpty ? "Nothing is due now." : "Answer with: amble survey" + (due.count == 1 ? " \(due[0].questionnaire.name)" : "   (or amble survey NAME)"))
+        if enrollment.leftUnixSeconds != nil {
+            lines.append("Nothing is asked: you left the study. `amble study join FILE --participant \(enrollment.participantID)` takes part again.")
+        } else {
+            lines.append(due.isEmpty ? "Nothing is due now." : "Answer with: amble survey" + (due.count == 1 ? " \(due[0].questionnaire.name)" : "   (or amble survey NAME)"))
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -183,7 +282,9 @@ struct StudyContext {
         let today = time.day(now)
         let day = today.daysSinceEpoch - study.firstDay.daysSinceEpoch + 1
         let when: String
-        if today < study.firstDay {
+        if let left = enrollment.leftUnixSeconds {
+            when = "left \(time.dateAndClock(left))"
+        } else if today < study.firstDay {
             when = "starts \(study.firstDay.long)"
         } else if today > study.lastDay {
             when = "ended \(study.lastDay.long)"

@@ -29,6 +29,8 @@ struct StudyExportCommand: ParsableCommand {
     @Flag(help: "Overwrite files that are already there.")
     var force = false
 
+    @OptionGroup var sharing: SharingOptions
+
     @Argument(help: ArgumentHelp("Participants' stores to export (amble.sqlite files). Default: the --store one.", valueName: "store"),
               completion: .file(extensions: ["sqlite"]))
     var stores: [String] = []
@@ -55,7 +57,7 @@ struct StudyExportCommand: ParsableCommand {
         let folder = out ?? "."
         for export in exports {
             let target = (folder.hasSuffix("/") ? folder : folder + "/") + export.participant
-            for written in try ExportWriter.write(export.files, into: target, force: force) {
+            for written in try ExportWriter.write(export.files, into: target, force: force, sharing: sharing.sharing) {
                 print("wrote \(written.path) (\(written.summary))")
             }
         }

@@ -1,3 +1,4 @@
+import AmbleLinux
 import AmbleModel
 import TOMLKit
 #if canImport(FoundationEssentials)
@@ -28,19 +29,40 @@ struct StudyFileError: Error, Equatable, CustomStringConvertible {
 /// is joined: unknown keys (with "did you mean"), item types, Likert scales and labels,
 /// choices, due kinds, dates, reminders.
 enum StudyFile {
+    /// The most a study file may hold, bytes: 512 KiB, five times a large study (a score of
+    /// questionnaires of thirty items with long texts is about 100 kB; docs/study-example.toml
+    /// is 3.5 kB). Parsing costs up to about 130 times the text in memory (a JSON list of
+    /// empty objects; docs/robustness.md), so a file at the limit costs tens of megabytes on the
+    /// laptop, and a larger one is refused unread.
+    static let maximumBytes = 512 * 1024
+
     static func load(path: String) throws(StudyFileError) -> Study {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StudyFileError(file: path, line: nil, key: nil, message: "cannot read the study file; check the path (docs/study-example.toml is an example)")
+        try parse(text: read(path: path), file: path)
+    }
+
+    /// The text of the study file at `path`: UTF-8, at most `maximumBytes`.
+    static func read(path: String) throws(StudyFileError) -> String {
+        let data: [UInt8]
+        do {
+            data = try readWholeFile(atPath: path, limitBytes: maximumBytes)
+        } catch {
+            let message = error.sentence(given: path, whereTheyAre: "docs/study-example.toml is an example", usualSize: "a large study is about 100 kB")
+            throw StudyFileError(file: path, line: nil, key: nil, message: message)
         }
         guard let text = String(validating: data, as: UTF8.self) else {
             let line = TOMLText.problem(in: String(decoding: data, as: UTF8.self))?.line
             throw StudyFileError(file: path, line: line, key: nil, message: "holds bytes that are not UTF-8 text; save the file as UTF-8")
         }
-        return try parse(text: text, file: path)
+        return text
     }
 
     static func parse(text: String, file: String) throws(StudyFileError) -> Study {
-        let isJSON = text.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).first == "{"
+        // JSON: a file named .json, or text that starts as no TOML can (an object, or a list of
+        // objects, which is then refused as JSON, not as bad TOML).
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+        let start = text.drop(while: blank)
+        let isJSON = file.lowercased().hasSuffix(".json") || start.first == "{"
+            || (start.first == "[" && ["{", "]"].contains(start.dropFirst().drop(while: blank).first))
         let root: TOMLTable
         let lines: StudyKeyLines
         if isJSON {
@@ -55,9 +77,9 @@ enum StudyFile {
             do {
                 root = try TOMLTable(string: text)
             } catch let error as TOMLParseError {
-                throw StudyFileError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(error.description)")
+                throw StudyFileError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
             } catch {
-                throw StudyFileError(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
+                throw StudyFileError(file: file, line: 1, key: nil, message: "not valid TOML: \(printableText("\(error)", maximum: 200))")
             }
             lines = StudyKeyLines(text: text)
         }
@@ -177,10 +199,10 @@ enum StudyFile {
                 throw r.error("choices", type == "single" ? "a single-choice item needs at least 2 choices" : "needs at least one choice")
             }
             if let twice = choices.enumerated().first(where: { i, c in choices[..<i].contains { $0.lowercased() == c.lowercased() } }) {
-                throw r.error("choices", "\"\(twice.element)\" is listed twice")
+                throw r.error("choices", "\"\(printableText(twice.element))\" is listed twice")
             }
             if type == "multiple", let bar = choices.first(where: { $0.contains("|") }) {
-                throw r.error("choices", "\"\(bar)\" contains '|', which separates the choices of a multiple answer")
+                throw r.error("choices", "\"\(printableText(bar))\" contains '|', which separates the choices of a multiple answer")
             }
             kind = type == "single" ? .single(choices: choices) : .multiple(choices: choices)
         case "number":
@@ -204,7 +226,8 @@ enum StudyFile {
 
 /// "; did you mean X?" when a known word is close.
 func suggestion(_ word: String, among known: [String]) -> String {
-    guard let nearest = known.min(by: { SubcommandSuggestion.editDistance($0, word) < SubcommandSuggestion.editDistance($1, word) }),
+    // No known word is longer than 40 characters, and the distance costs the product of lengths.
+    guard word.utf8.count <= 40, let nearest = known.min(by: { SubcommandSuggestion.editDistance($0, word) < SubcommandSuggestion.editDistance($1, word) }),
           SubcommandSuggestion.editDistance(nearest, word) <= 3 else { return "" }
     return "; did you mean \(nearest)?"
 }
@@ -249,6 +272,12 @@ struct StudyKeyLines {
     init(lines: [String: Int]) { self.lines = lines }
 
     func line(_ key: String) -> Int? { lines[key] }
+
+    /// The line of `key`, or for a table written only through dotted keys (`extra.a = 1`) or
+    /// elements, the first line under it (for an error: it looks at every key).
+    func lineOrFirstUnder(_ key: String) -> Int? {
+        lines[key] ?? lines.filter { $0.key.hasPrefix(key + ".") || $0.key.hasPrefix(key + "[") }.map(\.value).min()
+    }
 }
 
 extension String {
@@ -270,7 +299,10 @@ struct StudyTableReader {
 
     func error(_ key: String?, _ message: String) -> StudyFileError {
         let name = key.map(keyName) ?? (path.isEmpty ? nil : path)
-        return StudyFileError(file: file, line: name.flatMap { lines.line($0) } ?? (path.isEmpty ? nil : lines.line(path)), key: name, message: message)
+        // Every error has a line (a key missing from the top level: the top of the file), and
+        // a key is quoted in at most 60 characters (a file may hold a key of a megabyte).
+        return StudyFileError(file: file, line: name.flatMap { lines.lineOrFirstUnder($0) } ?? (path.isEmpty ? nil : lines.line(path)) ?? 1,
+                              key: name.map { printableText($0) }, message: message)
     }
 
     func rejectUnknownKeys(known: [String]) throws(StudyFileError) {
@@ -348,7 +380,7 @@ struct StudyTableReader {
             return day
         }
         if let text = raw.string {
-            guard text.count == 10, let day = CivilDay(parsing: text) else { throw error(key, "\"\(text)\" is not a date; write YYYY-MM-DD, such as 2026-03-02") }
+            guard text.count == 10, let day = CivilDay(parsing: text) else { throw error(key, "\"\(printableText(text))\" is not a date; write YYYY-MM-DD, such as 2026-03-02") }
             return day
         }
         throw error(key, "must be a date, YYYY-MM-DD (a whole local day)")

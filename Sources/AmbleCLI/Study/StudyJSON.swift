@@ -1,3 +1,4 @@
+import AmbleModel
 import TOMLKit
 
 /// Reads a study file written in JSON (one object with the same keys and nesting as the TOML
@@ -20,7 +21,9 @@ struct StudyJSONReader {
     /// The study's top-level table.
     mutating func document() throws(StudyFileError) -> TOMLTable {
         skipSpace()
-        guard peek == "{" else { throw failure("a study file in JSON is one object: {\"name\": ..., \"questionnaire\": [...]}") }
+        guard peek == "{" else {
+            throw failure((peek == "[" ? "the top level is a list; " : "") + "a study file in JSON is one object: {\"name\": ..., \"questionnaire\": [...]}")
+        }
         let table = try object(path: "")
         skipSpace()
         guard index == scalars.count else { throw failure("unexpected text after the study's object") }
@@ -74,7 +77,7 @@ struct StudyJSONReader {
             let keyPath = path.isEmpty ? key : "\(path).\(key)"
             if lines[keyPath] == nil { lines[keyPath] = keyLine }
             skipSpace()
-            try expect(":", "':' after \"\(key)\"")
+            try expect(":", "':' after \"\(printableText(key))\"")
             skipSpace()
             guard let value = try value(path: keyPath) else {
                 throw failure("is null; give a value or leave the key out", key: keyPath, line: keyLine)
@@ -83,7 +86,7 @@ struct StudyJSONReader {
             skipSpace()
             if peek == "," { advance(); continue }
             if peek == "}" { advance(); return table }
-            throw failure("expected ',' or '}' after the value of \"\(key)\"")
+            throw failure("expected ',' or '}' after the value of \"\(printableText(key))\"")
         }
     }
 
@@ -121,7 +124,7 @@ struct StudyJSONReader {
             advance()
         }
         if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let whole = Int(text) { return whole }
-        guard let real = Double(text), real.isFinite else { throw failure("\"\(text)\" is not a number") }
+        guard let real = Double(text), real.isFinite else { throw failure("\"\(printableText(text))\" is not a number") }
         return real
     }
 

@@ -6,11 +6,11 @@ import AmbleSync
 /// The band's reminder for the study's due questionnaires. After a sync, `StudyRules.reminder`
 /// says what the band should remind of, and the laptop sets its own `study_reminder` on the band
 /// (`LaptopSetting`: each paired laptop has its own, which only its syncs change): "HH:MM TEXT"
-/// while a questionnaire asks for one, "off" once nothing does, when the study has no reminders
-/// or when no study is joined here (left, or never). The band gives it beside the wearer's own
-/// reminder, which a study never touches; two laptops of one study asking for the same
-/// reminder give it once, and one that no longer asks leaves the other's alone, so syncing from
-/// both never makes it flip.
+/// while a questionnaire asks for one, "off" once nothing does, when the study has no reminders,
+/// when the wearer left it (`amble study leave`: `StudyContext.reminder`) or when no study is
+/// joined here. The band gives it beside the wearer's own reminder, which a study never
+/// touches; two laptops of one study asking for the same reminder give it once, and one that no
+/// longer asks leaves the other's alone, so syncing from both never makes it flip.
 ///
 /// Earlier builds of `amble` set the wearer's reminder instead, with a text starting
 /// "Study: ": such a reminder, still on, is turned off (the wearer's own was lost then).
@@ -43,10 +43,12 @@ enum StudyReminderPush {
     /// sync itself went through.
     static func push(store: CompanionStore, link: CompanionLink, bandName: String, now: Double, time: LocalTime) -> String? {
         var wanted: (time: Int, text: String)?? = nil
+        var left = false
         do {
             if try store.studyEnrollment() != nil {
                 let context = try StudyContext.read(store: store)
-                wanted = StudyRules.reminder(context.study, now: now, time: time, submissions: context.submissions, walks: context.walks)
+                wanted = context.reminder(now: now, time: time)
+                left = context.enrollment.leftUnixSeconds != nil
             }
         } catch {
             return "Study reminder not set: \(error)"
@@ -67,7 +69,8 @@ enum StudyReminderPush {
             if let reminder = wanted ?? nil {
                 return "Study reminder on \(bandName): \(BandSetting.clock(reminder.time)) daily, \"\(reminder.text)\" (beside the wearer's own reminder)"
             }
-            return "Study reminder on \(bandName) turned off: " + (wanted == nil ? "no study with reminders is joined here" : "no questionnaire asks for one now")
+            return "Study reminder on \(bandName) turned off: "
+                + (left ? "you left the study" : wanted == nil ? "no study with reminders is joined here" : "no questionnaire asks for one now")
         } catch {
             return "Study reminder not set: \(explain(error, band: bandName))"
         }

@@ -32,6 +32,7 @@ struct SurveyCommand: ParsableCommand {
     func run() throws {
         let store = try openCompanionStore(path: amble.storePath)
         let context = try StudyContext.read(store: store)
+        guard context.enrollment.leftUnixSeconds == nil else { throw CommandError(StudyStoreError.left(studyName: context.study.name).description) }
         try Self.attachWalks(context, store: store)
         let now = laptopNow()
         let time = LocalTime.system

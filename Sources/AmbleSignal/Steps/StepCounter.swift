@@ -205,6 +205,17 @@ public struct StepCounter: Sendable {
         return released
     }
 
+    /// What `finishTimed()` would release now, without ending the stream: steps taken and
+    /// counted but not yet released (about the last 10 s of a walk under way), with the stretch
+    /// they were taken in. A band that keeps these with each second it stores loses no more than
+    /// the second under way when the power is cut.
+    public var pendingRelease: StepRelease {
+        tracker.pendingRelease(envelope: currentEnvelope())
+    }
+
+    /// The steps of `pendingRelease`.
+    public var pendingSteps: Int { pendingRelease.steps }
+
     // MARK: Stages
 
     private mutating func restart() -> Int {

@@ -341,19 +341,35 @@ struct WalkTracker: Sendable {
     /// release's horizon (the walk's start when none came yet) to its end.
     private mutating func end(envelope: Envelope) -> Int {
         guard let current = walk else { return 0 }
+        let ending = ending(of: current, envelope: envelope)
+        walk = nil
+        lastEnd = (ending.stop, current.stepPeriodSeconds, ending.release != nil ? ending.stop : current.startSeconds)
+        guard let release = ending.release else { return 0 }
+        walkingSeconds += Swift.max(0, ending.stop - current.startSeconds)
+        if release.steps > 0 { lastRelease = release }
+        return release.steps
+    }
+
+    /// What `finish` would release now, without ending the walk under way: its steps not yet
+    /// released (none unless it holds `minimumWalkSteps`) and the stretch they were taken in.
+    /// A power cut loses no more than these, which the band stores with each second.
+    func pendingRelease(envelope: Envelope) -> StepRelease {
+        guard let current = walk else { return .none }
+        return ending(of: current, envelope: envelope).release ?? .none
+    }
+
+    /// The end of `current` placed as at the stream's end: where it stops, and its steps not
+    /// yet released with their stretch (nil when the walk does not hold `minimumWalkSteps`).
+    private func ending(of current: Walk, envelope: Envelope) -> (stop: Double, release: StepRelease?) {
         let last = current.lastCentreSeconds
         let stop = edge(from: last, stepPeriod: current.stepPeriodSeconds,
                         typicalOver: Swift.min(last, Swift.max(current.startSeconds, last - windowSeconds)) ... last,
                         envelope: envelope, forward: true)
-        walk = nil
         let total = stop > current.startSeconds ? current.steps(at: stop) : 0
         let final = Int((total + 0.5).rounded(.down))
-        lastEnd = (stop, current.stepPeriodSeconds, Double(final) >= parameters.minimumWalkSteps ? stop : current.startSeconds)
-        guard Double(final) >= parameters.minimumWalkSteps else { return 0 }
-        walkingSeconds += Swift.max(0, stop - current.startSeconds)
+        guard Double(final) >= parameters.minimumWalkSteps else { return (stop, nil) }
         let steps = Swift.max(0, final - current.releasedSteps)
-        if steps > 0 { lastRelease = StepRelease(steps: steps, fromSeconds: current.releasedThroughSeconds, throughSeconds: Swift.max(stop, current.releasedThroughSeconds)) }
-        return steps
+        return (stop, steps > 0 ? StepRelease(steps: steps, fromSeconds: current.releasedThroughSeconds, throughSeconds: Swift.max(stop, current.releasedThroughSeconds)) : .none)
     }
 
     /// Releases the steps accrued up to `horizon`, which no end can take back, once the walk

@@ -14,9 +14,10 @@ public enum PracticeAction: Equatable, Sendable {
     case vibrate(HapticPattern)
     case show(Screen)
     case beginSession(SessionKind, startUnixSeconds: Double, parameters: SessionParameters)
-    case recordSecond(SessionSecond)
-    /// Steps released now that were taken in seconds already recorded: add them there.
-    case addSteps([StepsAdded])
+    /// Store a second of the session under way; add `earlier`, steps released now that were
+    /// taken in seconds already stored, there; and keep `progress`, what closing the session
+    /// from its stored seconds would need (after a power cut). All at once, or none.
+    case recordSecond(SessionSecond, earlier: [StepsAdded], progress: SessionProgress)
     case endSession(SessionSummary)
     /// The session under way is thrown away (a cancelled walk or calibration): delete it.
     case discardSession
@@ -108,6 +109,10 @@ public struct PracticeMachine: Sendable {
     /// Step length used before a distance calibration, metres (from the wearer's height).
     public private(set) var defaultStepLengthMeters: Double
     private(set) var state: State = .menu(selected: .calibrate)
+    /// The band's store as the wearer is told: its warning ("Storage full") over the menu in
+    /// place of the goals' progress, and a walk that ends in a full store is summed up under
+    /// "Storage full" (the band could not keep all of it yet).
+    public private(set) var storage = StoreCondition.sound
 
     public init(settings: PracticeSettings = .init(), values: BandSettingValues = .init(), calibration: Calibration?,
                 defaultStepLengthMeters: Double? = nil) {
@@ -155,6 +160,16 @@ public struct PracticeMachine: Sendable {
         values.set(setting, value)
     }
 
+    /// The store's condition changed: one buzz when it turns bad, and the menu, if on screen,
+    /// shows its warning (or no longer).
+    public mutating func storageChanged(_ condition: StoreCondition) -> [PracticeAction] {
+        guard condition != storage else { return [] }
+        storage = condition
+        var actions: [PracticeAction] = condition == .sound ? [] : [.vibrate(.refuse)]
+        if case .menu(let selected) = state { actions.append(.show(menuScreen(selected: selected))) }
+        return actions
+    }
+
     /// The step length used before a distance calibration changed (the wearer's height).
     public mutating func setDefaultStepLength(_ meters: Double) {
         defaultStepLengthMeters = meters
@@ -189,7 +204,7 @@ public struct PracticeMachine: Sendable {
     /// with the walk's end: the summary on screen shows the stored figures.
     public mutating func summaryStored(_ stored: SessionSummary) -> [PracticeAction] {
         guard case .summary(let pages, let page, let left) = state, stored.kind == .mindfulWalk else { return [] }
-        let corrected = Self.summaryPages(stored)
+        let corrected = Self.summaryPages(stored, title: summaryTitle)
         guard corrected != pages else { return [] }
         state = .summary(pages: corrected, page: page, secondsLeft: left)
         return [.show(corrected[page])]
@@ -197,11 +212,11 @@ public struct PracticeMachine: Sendable {
 
     /// Ends whatever session is under way (shutdown, a power cut coming); returns its closing
     /// actions. A walk is saved; a calibration, which is only good whole, is discarded.
-    public mutating func finish(unixSeconds: Double) -> [PracticeAction] {
+    public mutating func finish() -> [PracticeAction] {
         switch state {
         case .walking(let walk), .endingWalk(let walk, _, _), .confirmingDiscard(let walk, _):
             state = .menu(selected: .mindfulWalk)
-            return [.metronome(periodSeconds: nil), .endSession(summary(of: walk, endUnixSeconds: unixSeconds))]
+            return [.metronome(periodSeconds: nil), .endSession(summary(of: walk))]
         case .calibrating:
             state = .menu(selected: .calibrate)
             return [.discardSession]
@@ -266,7 +281,7 @@ public struct PracticeMachine: Sendable {
         case .calibrating(let session):
             // Over a known distance the wearer marks its end with select.
             if select, settings.calibrationDistanceMeters != nil {
-                return finishCalibration(session, unixSeconds: session.startUnixSeconds + Double(session.run.elapsedSeconds))
+                return finishCalibration(session)
             }
             guard goesBack else { return [] }
             state = .notice(secondsLeft: 5)
@@ -274,7 +289,7 @@ public struct PracticeMachine: Sendable {
 
         case .walking(var walk):
             if press == .longPressed(.select) {
-                return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+                return finishWalk(walk)
             }
             if select {
                 if walk.pausedFor == nil {
@@ -304,7 +319,7 @@ public struct PracticeMachine: Sendable {
             if goesBack { return continueWalk(walk) }
             guard select else { return [] }
             switch selected {
-            case 0: return finishWalk(walk, unixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds))
+            case 0: return finishWalk(walk)
             case 1:
                 state = .confirmingDiscard(walk, secondsLeft: settings.questionSeconds)
                 return [.vibrate(.short), .show(.question(title: "Discard the walk?", detail: "It will not be saved", code: nil, keys: "select: discard  back: keep"))]
@@ -477,7 +492,7 @@ public struct PracticeMachine: Sendable {
             let recorded = record(report, into: &session.tally, overLimit: false, alerts: 0, paused: false)
             session.rmssd = report.restingRMSSDMilliseconds ?? session.rmssd
             if session.run.isComplete {
-                return recorded + finishCalibration(session, unixSeconds: report.unixSeconds)
+                return recorded + finishCalibration(session)
             }
             state = .calibrating(session)
             let total = settings.calibrationDistanceMeters == nil ? session.run.lengthSeconds : nil
@@ -485,20 +500,20 @@ public struct PracticeMachine: Sendable {
 
         case .walking(var walk):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             state = .walking(walk)
             return actions + [.show(.walking(walk.lastScreen))]
 
         case .endingWalk(var walk, let selected, let left):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             if left <= 1 { return actions + continueWalk(walk) }
             state = .endingWalk(walk, selected: selected, secondsLeft: left - 1)
             return actions
 
         case .confirmingDiscard(var walk, let left):
             let (actions, ended) = advance(&walk, report)
-            if ended { return actions + finishWalk(walk, unixSeconds: report.unixSeconds) }
+            if ended { return actions + finishWalk(walk) }
             if left <= 1 { return actions + continueWalk(walk) }
             state = .confirmingDiscard(walk, secondsLeft: left - 1)
             return actions
@@ -560,7 +575,11 @@ public struct PracticeMachine: Sendable {
         return [.metronome(periodSeconds: 60 / walk.monitor.limitStepsPerMinute)]
     }
 
-    private mutating func finishCalibration(_ session: CalibrationSession, unixSeconds: Double) -> [PracticeAction] {
+    /// Ends the calibration. Its end is its start plus the seconds it ran (counted, monotonic):
+    /// never a second reading of the band's date, which a laptop or the system may have moved
+    /// meanwhile.
+    private mutating func finishCalibration(_ session: CalibrationSession) -> [PracticeAction] {
+        let unixSeconds = session.startUnixSeconds + Double(session.tally.seconds)
         let outcome = session.run.outcome(unixSeconds: unixSeconds)
         var measured: Double?
         var actions: [PracticeAction] = []
@@ -584,21 +603,26 @@ public struct PracticeMachine: Sendable {
         return [.endSession(summary)] + actions
     }
 
-    private func summary(of walk: Walk, endUnixSeconds: Double) -> SessionSummary {
-        walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: endUnixSeconds,
+    /// The walk's summary. Its end is its start plus the seconds it ran (counted, monotonic),
+    /// whatever the band's date did meanwhile: the duration is always the time walked.
+    private func summary(of walk: Walk) -> SessionSummary {
+        walk.tally.summary(kind: .mindfulWalk, startUnixSeconds: walk.startUnixSeconds, endUnixSeconds: walk.startUnixSeconds + Double(walk.tally.seconds),
                            parameters: walk.parameters, rmssdMilliseconds: walk.rmssd)
     }
 
-    private mutating func finishWalk(_ walk: Walk, unixSeconds: Double) -> [PracticeAction] {
-        let summary = summary(of: walk, endUnixSeconds: unixSeconds)
-        let pages = Self.summaryPages(summary)
+    private mutating func finishWalk(_ walk: Walk) -> [PracticeAction] {
+        let summary = summary(of: walk)
+        let pages = Self.summaryPages(summary, title: summaryTitle)
         state = .summary(pages: pages, page: 0, secondsLeft: settings.summarySeconds)
         return [.metronome(periodSeconds: nil), .endSession(summary), .vibrate(.long), .show(pages[0])]
     }
 
+    /// The title of the end-of-walk summary.
+    private var summaryTitle: String { storage == .full ? "Storage full" : "Walk saved" }
+
     /// The end-of-walk summary, a page per screen: time within the limit, steps and distance,
     /// heart rate and pauses.
-    public static func summaryPages(_ s: SessionSummary) -> [Screen] {
+    public static func summaryPages(_ s: SessionSummary, title: String = "Walk saved") -> [Screen] {
         let duration = clockText(Int(s.durationSeconds.rounded()))
         let within = s.withinLimitShare.map { "\(Int(($0 * 100).rounded())) % within the limit" } ?? "no walking measured"
         let page1 = ["\(duration) walked", within, "\(s.alerts) alert\(s.alerts == 1 ? "" : "s")"]
@@ -610,14 +634,14 @@ public struct PracticeMachine: Sendable {
         let pauses = s.pauses == 0 ? "no pauses" : "\(s.pauses) pause\(s.pauses == 1 ? "" : "s"), \(clockText(s.pausedSeconds))"
         let page3 = [heart, pauses]
         let pages = [page1, page2, page3]
-        return pages.enumerated().map { .summary(title: "Walk saved", lines: $0.element, page: $0.offset, pages: pages.count) }
+        return pages.enumerated().map { .summary(title: title, lines: $0.element, page: $0.offset, pages: pages.count) }
     }
 
     // MARK: Screens
 
     private func menuScreen(selected: MenuItem) -> Screen {
         .menu(entries: MenuItem.allCases.map { Screen.MenuEntry(title: $0.title, enabled: $0 != .mindfulWalk || calibration != nil) }, selected: selected.rawValue,
-              status: values.goalProgress.isEmpty ? nil : values.goalProgress)
+              status: storage.warning ?? (values.goalProgress.isEmpty ? nil : values.goalProgress))
     }
 
     private func reductionScreen(index: Int) -> Screen {
@@ -637,7 +661,8 @@ public struct PracticeMachine: Sendable {
 
     /// The second's row, counted in `tally`, with the steps taken in it so far; the steps it
     /// released that were taken in earlier seconds of the session go to them (those taken
-    /// before the session are not its own). The actions that store both.
+    /// before the session are not its own). The action that stores both, with what a power
+    /// cut now would need: the steps the counter holds, by their seconds, and the energy so far.
     private func record(_ report: SecondReport, into tally: inout SessionTally, overLimit: Bool, alerts: Int, paused: Bool) -> [PracticeAction] {
         let offset = tally.seconds
         let row = SessionSecond(offsetSeconds: offset, steps: report.stepsTaken.first ?? 0, cadenceStepsPerMinute: report.cadenceStepsPerMinute,
@@ -647,7 +672,8 @@ public struct PracticeMachine: Sendable {
         let earlier = StepsAdded.toSeconds(report.stepsTaken.dropFirst(), newestOffset: offset - 1)
         tally.add(row, kilocalories: report.activeKilocalories)
         tally.add(earlier)
-        return earlier.isEmpty ? [.recordSecond(row)] : [.recordSecond(row), .addSteps(earlier)]
+        let pending = StepsAdded.toSeconds(report.pendingStepsTaken, newestOffset: offset)
+        return [.recordSecond(row, earlier: earlier, progress: SessionProgress(pendingSteps: pending, activeKilocalories: tally.kilocalories))]
     }
 }
 

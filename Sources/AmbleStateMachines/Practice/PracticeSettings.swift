@@ -56,10 +56,14 @@ public struct SecondReport: Equatable, Sendable {
     /// How much the wrist moved in this second: RMS of |a| - 1 g, g. Alerts are felt less on a
     /// moving arm, so they are made stronger.
     public var wristMotionG: Double = 0
+    /// Steps the counter holds at the end of this second, taken but not yet released (it
+    /// releases them about 10 s late), by the second they were taken in as `stepsTaken`: what a
+    /// session ended now would gain, and where.
+    public var pendingStepsTaken: [Int] = []
 
     /// `stepsTaken` nil: all of `steps` were taken in this second.
     public init(unixSeconds: Double, steps: Int, stepsTaken: [Int]? = nil, cadenceStepsPerMinute: Double, heartRateBPM: Double? = nil, heartRateConfidence: Double? = nil, accelerometerGap: Bool = false, heartRateGap: Bool = false,
-                activeKilocalories: Double? = nil, restingRMSSDMilliseconds: Double? = nil, wristMotionG: Double = 0) {
+                activeKilocalories: Double? = nil, restingRMSSDMilliseconds: Double? = nil, wristMotionG: Double = 0, pendingStepsTaken: [Int] = []) {
         self.unixSeconds = unixSeconds
         self.steps = steps
         self.stepsTaken = stepsTaken ?? [steps]
@@ -71,5 +75,6 @@ public struct SecondReport: Equatable, Sendable {
         self.activeKilocalories = activeKilocalories
         self.restingRMSSDMilliseconds = restingRMSSDMilliseconds
         self.wristMotionG = wristMotionG
+        self.pendingStepsTaken = pendingStepsTaken
     }
 }

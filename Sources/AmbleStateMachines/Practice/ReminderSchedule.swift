@@ -114,6 +114,16 @@ public struct ReminderSchedule: Equatable, Sendable {
         state.items[id, default: ItemState()].snoozedUntilUnixSeconds = unixSeconds + Double(minutes) * 60
     }
 
+    /// The band's date moved by `seconds` (a laptop set it, or the system clock was stepped):
+    /// a snooze lasts its minutes of elapsed time, so its end moves with the date.
+    public mutating func dateMoved(bySeconds seconds: Double) {
+        state.items = state.items.mapValues { item in
+            var moved = item
+            moved.snoozedUntilUnixSeconds = item.snoozedUntilUnixSeconds.map { $0 + seconds }
+            return moved
+        }
+    }
+
     /// The wearer dismissed `id` (or took the walk): nothing more of it today.
     public mutating func dismiss(_ id: String) {
         state.items[id]?.snoozedUntilUnixSeconds = nil

@@ -10,7 +10,8 @@ public enum Screen: Equatable, Sendable {
         }
     }
 
-    /// The menu; `status` is a line over it when there is one (the goals' progress a laptop sent).
+    /// The menu; `status` is a line over it when there is one (the store's warning, else the
+    /// goals' progress a laptop sent).
     case menu(entries: [MenuEntry], selected: Int, status: String? = nil)
     case choosingReduction(percent: Int, limitStepsPerMinute: Double)
     case countdown(title: String, secondsLeft: Int)

@@ -12,11 +12,15 @@ public struct NoiseKeyPair: Sendable, CustomStringConvertible {
     public let privateKey: [UInt8]
     /// The public key (a Montgomery u-coordinate, little-endian).
     public let publicKey: [UInt8]
+    /// The private key as swift-crypto holds it, made once: making it computes the public key
+    /// (a fixed-base multiplication, about a third of a DH), which each DH would otherwise repeat.
+    /// swift-crypto does not mark it Sendable; it is a value never changed after `init`, and only
+    /// read (its storage is copy-on-write).
+    nonisolated(unsafe) private let key: Curve25519.KeyAgreement.PrivateKey
 
     /// A new random key pair (`GenerateKeypair()`), from the system's secure random source.
     public static func generate() -> NoiseKeyPair {
-        let key = Curve25519.KeyAgreement.PrivateKey()
-        return NoiseKeyPair(checkedPrivateKey: Array(key.rawRepresentation), publicKey: Array(key.publicKey.rawRepresentation))
+        NoiseKeyPair(key: Curve25519.KeyAgreement.PrivateKey())
     }
 
     /// The key pair of a stored private key; `badKeyLength` unless it has 32 bytes.
@@ -24,12 +28,13 @@ public struct NoiseKeyPair: Sendable, CustomStringConvertible {
         guard privateKey.count == Self.keyLength,
               let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
         else { throw .badKeyLength(what: "Curve25519 private key", byteCount: privateKey.count, expected: Self.keyLength) }
-        self.init(checkedPrivateKey: privateKey, publicKey: Array(key.publicKey.rawRepresentation))
+        self.init(key: key)
     }
 
-    private init(checkedPrivateKey: [UInt8], publicKey: [UInt8]) {
-        self.privateKey = checkedPrivateKey
-        self.publicKey = publicKey
+    private init(key: Curve25519.KeyAgreement.PrivateKey) {
+        self.key = key
+        privateKey = Array(key.rawRepresentation)
+        publicKey = Array(key.publicKey.rawRepresentation)
     }
 
     /// `DH(key_pair, public_key)`: the 32-byte X25519 shared secret. A result of all zeros
@@ -41,9 +46,8 @@ public struct NoiseKeyPair: Sendable, CustomStringConvertible {
         }
         let secret: [UInt8]
         do {
-            let local = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
             let remote = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: remotePublicKey)
-            secret = try local.sharedSecretFromKeyAgreement(with: remote).withUnsafeBytes { Array($0) }
+            secret = try key.sharedSecretFromKeyAgreement(with: remote).withUnsafeBytes { Array($0) }
         } catch {
             throw .invalidPublicKey
         }
