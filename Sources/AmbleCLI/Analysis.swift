@@ -16,6 +16,12 @@ struct StepAnalysis {
     var stepLengthMeters: Double
     /// Active energy (ACSM walking equation, level ground) summed over walking seconds, kcal.
     var activeKilocalories: Double
+    /// Times the counter's per-second cadence was read: at most once a row, however long the
+    /// gaps (the seconds a gap spans are taken together), the work a gap costs.
+    var cadenceReadings: Int
+    /// The median interval between the samples, seconds (nil for a single sample): what the
+    /// file's rate is judged by.
+    var medianIntervalSeconds: Double?
 
     /// The wearer assumed when none is given: 170 cm, 70 kg, uncalibrated.
     static let defaultGait = GaitModel(heightMeters: 1.70, weightKilograms: 70)
@@ -40,31 +46,52 @@ struct StepAnalysis {
         }
     }
 
+    /// The sample rates the counter is made for, Hz (docs/steps.md), judged on a file's median
+    /// interval with `rateAllowance` to spare: a sensor's clock runs a few percent off its
+    /// nominal rate (a 12.5 Hz one may give 12). Within them the resampler's box filter
+    /// averages fast input and its interpolation fills slow input to 25 Hz; below them the
+    /// harmonics of a fast step (3.3 Hz) are lost, above them nothing has been measured.
+    static let supportedRatesHz = 12.0...125.0
+    static let rateAllowance = 0.1
+
+    /// Counts the steps of a recording, as the band would have. Throws at a malformed line,
+    /// and at the end when the samples' median interval is outside `supportedRatesHz`.
     static func run(recording: AccelerationRecording, gait: GaitModel = defaultGait,
                     trace: ((Release) -> Void)? = nil) throws -> StepAnalysis {
+        let result = try count(recording: recording, gait: gait, trace: trace)
+        try checkRate(medianIntervalSeconds: result.medianIntervalSeconds, file: recording.name)
+        return result
+    }
+
+    /// `run` without the check of the rate.
+    static func count(recording: AccelerationRecording, gait: GaitModel = defaultGait,
+                      trace: ((Release) -> Void)? = nil) throws -> StepAnalysis {
         var counter = StepCounter()
+        var intervals = SampleIntervals()
         var first: Double?
         var last = 0.0
-        var nextSecond = 0.0
-        var cadenceSum = 0.0, cadenceCount = 0
+        var seconds = SampleSeconds()
+        var cadenceSum = 0.0, cadenceCount = 0, cadenceReadings = 0
         var kilocalories = 0.0
         try recording.forEachRow { row in
-            if first == nil { first = row.timeSeconds; nextSecond = row.timeSeconds + 1 }
+            if first == nil { first = row.timeSeconds }
             last = row.timeSeconds
+            intervals.add(timeSeconds: row.timeSeconds)
             let released = counter.processTimed(.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
             if let trace, released.steps > 0 {
                 trace(Release(timeSeconds: row.timeSeconds, steps: released.steps, totalSteps: counter.totalSteps,
                               cadenceStepsPerMinute: counter.cadenceStepsPerMinute,
                               takenFromSeconds: released.fromSeconds, takenThroughSeconds: released.throughSeconds))
             }
-            while row.timeSeconds >= nextSecond {
-                let cadence = counter.cadenceStepsPerMinute
-                if cadence > 0 {
-                    cadenceSum += cadence
-                    cadenceCount += 1
-                    kilocalories += gait.activeEnergyKilocalories(cadenceStepsPerMinute: cadence, durationSeconds: 1)
-                }
-                nextSecond += 1
+            let completed = seconds.completed(by: row.timeSeconds)
+            guard completed > 0 else { return }
+            cadenceReadings += 1
+            // The cadence is 0 across a gap the counter does not bridge (over 2.5 s).
+            let cadence = counter.cadenceStepsPerMinute
+            if cadence > 0 {
+                cadenceSum += cadence * completed
+                cadenceCount += Int(completed)
+                kilocalories += gait.activeEnergyKilocalories(cadenceStepsPerMinute: cadence, durationSeconds: completed)
             }
         }
         let flushed = counter.finishTimed()
@@ -79,8 +106,30 @@ struct StepAnalysis {
             walkingSeconds: cadenceCount,
             distanceMeters: gait.distanceMeters(steps: counter.totalSteps),
             stepLengthMeters: gait.stepLengthMeters,
-            activeKilocalories: kilocalories
+            activeKilocalories: kilocalories,
+            cadenceReadings: cadenceReadings,
+            medianIntervalSeconds: intervals.medianSeconds
         )
+    }
+
+    /// Reads only the times of a recording and checks its rate (for `--trace`, which prints
+    /// as it counts: a file it refuses prints nothing).
+    static func checkRate(of recording: AccelerationRecording) throws {
+        var intervals = SampleIntervals()
+        try recording.forEachRow { intervals.add(timeSeconds: $0.timeSeconds) }
+        try checkRate(medianIntervalSeconds: intervals.medianSeconds, file: recording.name)
+    }
+
+    /// Refuses a median interval outside `supportedRatesHz` (with `rateAllowance`), saying
+    /// what the file's is and what to do.
+    static func checkRate(medianIntervalSeconds: Double?, file: String) throws(RecordingError) {
+        guard let median = medianIntervalSeconds else { return }
+        let slowest = supportedRatesHz.lowerBound * (1 - rateAllowance), fastest = supportedRatesHz.upperBound * (1 + rateAllowance)
+        guard median * fastest < 1 || median * slowest > 1 else { return }
+        let rate = median > 0 ? "\(formatFigures(median * 1000)) ms (\(formatFigures(1 / median)) Hz)" : "0 (most times repeat the one before)"
+        throw RecordingError(file: file, line: nil, message: "the median interval between samples is \(rate), but analyze steps "
+            + "counts at \(Int(supportedRatesHz.lowerBound))-\(Int(supportedRatesHz.upperBound)) Hz: resample the recording to a rate "
+            + "in that range (the counter works at 25 Hz), or check that time_s is in seconds")
     }
 
     var json: String {
@@ -105,7 +154,8 @@ struct StepAnalysis {
 
 /// Heart rate over a recording, with the band's `HeartRateEstimator` replayed as on the band
 /// (`HeartRateReplay`): one estimate every `stepSeconds` from the window length on, each from
-/// samples before its time only.
+/// samples before its time only. The estimates are handed to `row` as they are made and only
+/// tallied here: memory is the estimator's, whatever the recording's length or gaps.
 struct HeartRateAnalysis {
     struct Row {
         var timeSeconds: Double
@@ -113,47 +163,80 @@ struct HeartRateAnalysis {
         var status: HeartRateStatus
     }
 
-    var rows: [Row]
+    /// Estimates asked for, and those with a value.
+    var estimates = 0
+    var estimatesWithValue = 0
+    var bpmSum = 0.0
+    var lowestBPM: Double?
+    var highestBPM: Double?
+    var confidenceSum = 0.0
+    /// Estimates without a value, by why not.
+    var withheld: [HeartRateStatus: Int] = [:]
+    /// Gaps between samples longer than the window (no estimates in them past their first
+    /// window), and the seconds they span in all.
+    var gaps = 0
+    var gapSeconds = 0.0
     /// Heart-rate variability at rest over the whole recording (nil when too few clean beats).
     var restingVariability: RestingVariability?
 
     static func run(recording: PPGRecording, windowSeconds: Double, stepSeconds: Double,
-                    minimumConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence) throws -> HeartRateAnalysis {
+                    minimumConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence,
+                    row: (Row) -> Void = { _ in }) throws -> HeartRateAnalysis {
         var configuration = HeartRateEstimator.Configuration()
         configuration.windowSeconds = windowSeconds
         configuration.minimumConfidence = minimumConfidence
         var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration), stepSeconds: stepSeconds)
+        var analysis = HeartRateAnalysis()
+        func take(_ output: HeartRateReplay.Output) {
+            analysis.add(output)
+            row(Row(timeSeconds: output.timeSeconds, estimate: output.estimate, status: output.status))
+        }
         try recording.forEachRow { row in
             let acceleration = row.acceleration.map {
                 AccelerationSample(timeSeconds: row.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG)
             }
-            replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: acceleration))
+            replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: acceleration), output: take)
         }
-        replay.finish()
-        return HeartRateAnalysis(rows: replay.outputs.map { Row(timeSeconds: $0.timeSeconds, estimate: $0.estimate, status: $0.status) },
-                                 restingVariability: replay.estimator.restingVariability)
+        replay.finish(output: take)
+        analysis.gaps = replay.gapCount
+        analysis.gapSeconds = replay.gapSeconds
+        analysis.restingVariability = replay.estimator.restingVariability
+        return analysis
     }
 
+    private mutating func add(_ output: HeartRateReplay.Output) {
+        estimates += 1
+        guard let estimate = output.estimate else {
+            withheld[output.status, default: 0] += 1
+            return
+        }
+        estimatesWithValue += 1
+        bpmSum += estimate.bpm
+        confidenceSum += estimate.confidence
+        lowestBPM = min(lowestBPM ?? estimate.bpm, estimate.bpm)
+        highestBPM = max(highestBPM ?? estimate.bpm, estimate.bpm)
+    }
+
+    var meanBPM: Double? { estimatesWithValue > 0 ? bpmSum / Double(estimatesWithValue) : nil }
+    var meanConfidence: Double? { estimatesWithValue > 0 ? confidenceSum / Double(estimatesWithValue) : nil }
+
     func summary(file: String) -> String {
-        let values = rows.compactMap { $0.estimate }
-        let coverage = rows.isEmpty ? 0 : Double(values.count) / Double(rows.count) * 100
+        let coverage = estimates == 0 ? 0 : Double(estimatesWithValue) / Double(estimates) * 100
         var text = "\(file)\n"
-        text += "  estimates   \(rows.count) (\(formatOne(coverage)) % with a value)\n"
-        let bpm = values.map(\.bpm)
-        if let lo = bpm.min(), let hi = bpm.max() {
-            let mean = bpm.reduce(0, +) / Double(bpm.count)
-            let confidence = values.map(\.confidence).reduce(0, +) / Double(values.count)
+        text += "  estimates   \(estimates) (\(formatOne(coverage)) % with a value)\n"
+        if let mean = meanBPM, let lo = lowestBPM, let hi = highestBPM, let confidence = meanConfidence {
             text += "  heart rate  mean \(formatOne(mean)) bpm, range \(formatOne(lo))-\(formatOne(hi)) bpm\n"
             text += "  confidence  mean \(formatTwo(confidence)) (values below the threshold are withheld)\n"
         } else {
             text += "  heart rate  no trustworthy value in this recording\n"
         }
-        let withheld = rows.filter { $0.estimate == nil }
-        if !withheld.isEmpty {
-            let warming = withheld.filter { $0.status == .warmingUp }.count
-            let noSignal = withheld.filter { $0.status == .noUsableSignal }.count
-            let unclear = withheld.filter { $0.status == .lowConfidence }.count
-            text += "  no value    \(warming) warming up, \(noSignal) no usable signal (flat, clipped, off the wrist), \(unclear) too unclear\n"
+        if estimatesWithValue < estimates {
+            text += "  no value    \(withheld[.warmingUp, default: 0]) warming up, \(withheld[.noUsableSignal, default: 0]) no usable signal "
+            text += "(flat, clipped, off the wrist), \(withheld[.lowConfidence, default: 0]) too unclear\n"
+        }
+        if gaps > 0 {
+            text += "  gaps        \(gaps) longer than the window (\(formatOne(gapSeconds)) s without samples): "
+            text += "no values there\n"
         }
         if let v = restingVariability {
             text += "  at rest     RMSSD \(formatOne(v.rmssdMilliseconds)) ms from \(v.differenceCount) successive differences, "
@@ -170,6 +253,16 @@ func formatOne(_ value: Double) -> String {
     let whole = Int(tenths / 10)
     let fraction = Int(abs(tenths).truncatingRemainder(dividingBy: 10))
     return (tenths < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)"
+}
+
+/// Three significant figures, with no trailing zeros: 200, 0.1, 10000, 0.025.
+func formatFigures(_ value: Double) -> String {
+    guard value.isFinite, value > 0 else { return formatSeconds(value) }
+    var scale = 1.0
+    while value * scale < 100 { scale *= 10 }
+    while value * scale >= 1000 { scale /= 10 }
+    let rounded = (value * scale).rounded() / scale
+    return rounded == rounded.rounded() && rounded < 1e15 ? String(Int(rounded)) : String(rounded)
 }
 
 func formatSeconds(_ value: Double) -> String {
@@ -190,4 +283,31 @@ func formatDuration(_ seconds: Double) -> String {
     let h = total / 3600, m = (total % 3600) / 60, s = total % 60
     func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
     return (seconds <= -0.5 ? "-" : "") + (h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))")
+}
+
+/// `amble analyze` as the fuzz targets run it (`AmbleFuzzTargets`): a recording's text in, the
+/// rows it held and the work its analysis did out, for their checks that the work stays bounded
+/// by the rows whatever the times. Nil when a line is malformed.
+public enum AnalysisWork {
+    /// `analyze steps` (its rate checked too): the rows, and the times the per-second cadence
+    /// was read.
+    public static func steps(text: String) -> (rows: Int, cadenceReadings: Int)? {
+        let recording = AccelerationRecording(text: text, name: "fuzz.csv")
+        var rows = 0
+        guard (try? recording.forEachRow { _ in rows += 1 }) != nil,
+              let result = try? StepAnalysis.count(recording: recording) else { return nil }
+        _ = try? StepAnalysis.checkRate(medianIntervalSeconds: result.medianIntervalSeconds, file: recording.name)
+        return (rows, result.cadenceReadings)
+    }
+
+    /// `analyze hr` at its default window and step: the rows, and the estimates made.
+    public static func heartRate(text: String) -> (rows: Int, estimates: Int, windowSeconds: Double, stepSeconds: Double)? {
+        let recording = PPGRecording(text: text, name: "fuzz.csv")
+        var rows = 0
+        let window = 8.0, step = 2.0
+        guard (try? recording.forEachRow { _ in rows += 1 }) != nil,
+              let result = try? HeartRateAnalysis.run(recording: recording, windowSeconds: window, stepSeconds: step) else { return nil }
+        _ = result.summary(file: recording.name) + result.json
+        return (rows, result.estimates, window, step)
+    }
 }

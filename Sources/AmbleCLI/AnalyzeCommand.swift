@@ -15,7 +15,8 @@ struct AnalyzeStepsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steps",
         abstract: "Count steps in an accelerometer recording (CSV time_s,x_g,y_g,z_g).",
-        discussion: "Magnitude-only recordings hold |a| in x_g and 0 in y_g and z_g."
+        discussion: "Magnitude-only recordings hold |a| in x_g and 0 in y_g and z_g. The median interval between samples"
+            + " must be within 12-125 Hz; a gap over 2.5 s ends a walk."
     )
 
     @Argument(help: "The recording (CSV with header time_s,x_g,y_g,z_g; acceleration in g), or - for standard input.",
@@ -50,12 +51,14 @@ struct AnalyzeStepsCommand: ParsableCommand {
 
     func run() throws {
         let gait = GaitModel(heightMeters: heightCentimeters / 100, weightKilograms: weightKilograms, calibratedStepLengthMeters: stepLengthMeters)
+        let recording = RecordingInput.acceleration(file)
         if trace {
+            try StepAnalysis.checkRate(of: recording)
             print(StepAnalysis.Release.csvHeader)
-            _ = try StepAnalysis.run(recording: RecordingInput.acceleration(file), gait: gait) { print($0.csv) }
+            _ = try StepAnalysis.run(recording: recording, gait: gait) { print($0.csv) }
             return
         }
-        let result = try StepAnalysis.run(recording: RecordingInput.acceleration(file), gait: gait)
+        let result = try StepAnalysis.run(recording: recording, gait: gait)
         if json {
             print(result.json)
         } else {
@@ -71,7 +74,8 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
         discussion: """
         Each estimate is made only from samples before its time, as on the band. With --csv \
         the first row is at the window length, then one row every step; bpm is empty where \
-        the signal gives no trustworthy value.
+        the signal gives no trustworthy value, and in a gap in the samples (over 0.5 s), where \
+        rows stop one window in and resume on the same grid when samples return.
         """
     )
 
@@ -82,7 +86,7 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
     @Flag(help: "Print CSV time_s,bpm.")
     var csv = false
 
-    @Flag(help: "Print one JSON object: estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
+    @Flag(help: "Print one JSON object: estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, gaps, gap_s, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
     var json = false
 
     @Option(help: "Window length in seconds: the time of the first estimate.")
@@ -102,18 +106,16 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let rows = try HeartRateAnalysis.run(recording: RecordingInput.ppg(file), windowSeconds: window, stepSeconds: step,
-                                             minimumConfidence: minConfidence)
-        if csv {
-            var out = "time_s,bpm\n"
-            for row in rows.rows {
-                out += formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatOne($0.bpm) } ?? "") + "\n"
-            }
-            print(out, terminator: "")
-        } else if json {
-            print(rows.json)
-        } else {
-            print(rows.summary(file: RecordingInput.displayName(file)))
+        if csv { print("time_s,bpm") }
+        let analysis = try HeartRateAnalysis.run(recording: RecordingInput.ppg(file), windowSeconds: window, stepSeconds: step,
+                                                 minimumConfidence: minConfidence) { row in
+            guard csv else { return }
+            print(formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatOne($0.bpm) } ?? ""))
+        }
+        if json {
+            print(analysis.json)
+        } else if !csv {
+            print(analysis.summary(file: RecordingInput.displayName(file)))
         }
     }
 }
@@ -142,22 +144,19 @@ enum RecordingInput {
 extension HeartRateAnalysis {
     /// One JSON object with the figures of `summary(file:)`; null where there is no value.
     var json: String {
-        let values = rows.compactMap { $0.estimate }
-        let bpm = values.map(\.bpm)
-        let mean = bpm.isEmpty ? nil : bpm.reduce(0, +) / Double(bpm.count)
-        let confidence = values.isEmpty ? nil : values.map(\.confidence).reduce(0, +) / Double(values.count)
-        func count(_ status: HeartRateStatus) -> Int { rows.filter { $0.estimate == nil && $0.status == status }.count }
         func one(_ value: Double?) -> String { value.map { formatOne($0) } ?? "null" }
         let fields: [(String, String)] = [
-            ("estimates", "\(rows.count)"),
-            ("estimates_with_value", "\(values.count)"),
-            ("mean_bpm", one(mean)),
-            ("min_bpm", one(bpm.min())),
-            ("max_bpm", one(bpm.max())),
-            ("mean_confidence", confidence.map { formatTwo($0) } ?? "null"),
-            ("warming_up", "\(count(.warmingUp))"),
-            ("no_usable_signal", "\(count(.noUsableSignal))"),
-            ("low_confidence", "\(count(.lowConfidence))"),
+            ("estimates", "\(estimates)"),
+            ("estimates_with_value", "\(estimatesWithValue)"),
+            ("mean_bpm", one(meanBPM)),
+            ("min_bpm", one(lowestBPM)),
+            ("max_bpm", one(highestBPM)),
+            ("mean_confidence", meanConfidence.map { formatTwo($0) } ?? "null"),
+            ("warming_up", "\(withheld[.warmingUp, default: 0])"),
+            ("no_usable_signal", "\(withheld[.noUsableSignal, default: 0])"),
+            ("low_confidence", "\(withheld[.lowConfidence, default: 0])"),
+            ("gaps", "\(gaps)"),
+            ("gap_s", formatOne(gapSeconds)),
             ("rmssd_ms", one(restingVariability?.rmssdMilliseconds)),
             ("rmssd_differences", restingVariability.map { "\($0.differenceCount)" } ?? "null"),
             ("mean_beat_interval_ms", one(restingVariability?.meanIntervalMilliseconds)),

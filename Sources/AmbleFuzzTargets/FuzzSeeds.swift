@@ -20,15 +20,35 @@ extension FuzzTarget {
         case .study:
             return [Array(Self.exampleStudy.utf8), Array(Self.exampleStudyJSON.utf8)]
         case .stepsRecording:
-            return [Array("time_s,x_g,y_g,z_g\n0.00,0.1,-0.2,0.98\n0.04,0.12,-0.21,0.97\n0.08,0.3,-0.1,1.2\n".utf8)]
+            return [Array("time_s,x_g,y_g,z_g\n0.00,0.1,-0.2,0.98\n0.04,0.12,-0.21,0.97\n0.08,0.3,-0.1,1.2\n".utf8),
+                    Array(Self.exampleWalk.utf8), Array("time_s,x_g,y_g,z_g\n0,1,0,0\n0.2,1.1,0,0\n0.4,0.9,0,0\n0.6,1,0,0\n".utf8)]
         case .ppgRecording:
             return [Array("time_s,ppg1,x_g,y_g,z_g\n0.00,120000,0.1,-0.2,0.98\n0.04,120013,0.12,-0.21,0.97\n".utf8),
-                    Array("time_s,ppg1,ppg2,ppg3,x_g,y_g,z_g\n0.0,1,2,3,0,0,1\n0.1,1,2,3,0,0,1\n".utf8)]
+                    Array("time_s,ppg1,ppg2,ppg3,x_g,y_g,z_g\n0.0,1,2,3,0,0,1\n0.1,1,2,3,0,0,1\n".utf8),
+                    Array(Self.examplePulse.utf8)]
         case .labels:
             return [Array("file,true_steps,kind,duration_s\nwalk1.csv,312,walking,180.5\ndesk.csv,0,non-walking,600\n".utf8),
                     Array("time_s,bpm\n8,72.5\n10,73.1\n".utf8)]
         }
     }
+
+    /// A sine-like wave of period 1 (parabolic arcs), for seeds without a maths library.
+    static func wave(_ cycles: Double) -> Double {
+        let p = cycles - cycles.rounded(.down)
+        return p < 0.5 ? 16 * p * (0.5 - p) : -16 * (p - 0.5) * (1 - p)
+    }
+
+    /// `seconds` of a recording at 25 Hz, a row each from `row(t)`, then one more 1e7 s after
+    /// the last: a gap the analysis must pass over in one step.
+    static func exampleWithGap(header: String, seconds: Int, row: (Double) -> String) -> String {
+        var text = header + "\n"
+        for i in 0..<(seconds * 25) { text += row(Double(i) / 25) + "\n" }
+        return text + row(Double(seconds * 25 - 1) / 25 + 1e7) + "\n"
+    }
+
+    /// 14 s of walking at 108 steps/min, |a| alone, and 12 s of a 72 bpm pulse, still.
+    static let exampleWalk = exampleWithGap(header: "time_s,x_g,y_g,z_g", seconds: 14) { "\($0),\(1 + 0.25 * wave(1.8 * $0)),0,0" }
+    static let examplePulse = exampleWithGap(header: "time_s,ppg1,x_g,y_g,z_g", seconds: 12) { "\($0),\(1000 + 50 * wave(1.2 * $0)),0,0,1" }
 
     static let exampleMessages: [SyncMessage] = [
         .hello(lowestVersion: 3, highestVersion: 4, client: "amble"), .listSessions(afterID: 0),

@@ -25,9 +25,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case board
     /// Study files (TOML or JSON), as `amble study join` reads them.
     case study
-    /// Acceleration recordings (CSV) for `amble analyze steps`.
+    /// Acceleration recordings (CSV), read and then analysed as `amble analyze steps` does.
     case stepsRecording = "steps-recording"
-    /// PPG recordings (CSV) for `amble analyze hr`.
+    /// PPG recordings (CSV), read and then analysed as `amble analyze hr` does.
     case ppgRecording = "ppg-recording"
     /// Step-count labels and heart-rate references (CSV) for the scoring tools.
     case labels
@@ -41,12 +41,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .sessionData: Self.sessionData(bytes)
         case .board: _ = try? BoardFile.parse(text: String(decoding: bytes, as: UTF8.self), file: "fuzz.toml")
         case .study: _ = StudyFileCheck.problem(text: String(decoding: bytes, as: UTF8.self))
-        case .stepsRecording:
-            var rows = 0
-            try? AccelerationRecording(text: String(decoding: bytes, as: UTF8.self), name: "fuzz.csv").forEachRow { _ in rows += 1 }
-        case .ppgRecording:
-            var rows = 0
-            try? PPGRecording(text: String(decoding: bytes, as: UTF8.self), name: "fuzz.csv").forEachRow { _ in rows += 1 }
+        case .stepsRecording: Self.stepsRecording(bytes)
+        case .ppgRecording: Self.ppgRecording(bytes)
         case .labels:
             let text = String(decoding: bytes, as: UTF8.self)
             _ = try? StepLabel.read(text: text, name: "labels.csv")
@@ -75,6 +71,56 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             index = end
         }
+    }
+
+    /// What the analysis is given of an input, at most: its first 2,000 rows, and of them no
+    /// more than 60 s of sample time between rows under 3 s apart (a longer gap costs nothing
+    /// and is kept). Enough to confirm and count a walk and to make heart-rate estimates; the
+    /// worst input then costs about half a second in a debug build (2,000 rows 2.4 s apart
+    /// cost 18 s: the work is bounded by the time the samples span, not by the bytes).
+    static let analysedRows = 2_000
+    static let analysedSeconds = 60.0
+
+    /// How many of `times` (in order) the analysis is given.
+    static func analysedCount(_ times: [Double]) -> Int {
+        var seconds = 0.0
+        for i in times.indices.dropFirst() {
+            let interval = times[i] - times[i - 1]
+            if interval < 3 { seconds += interval }
+            if seconds > analysedSeconds || i == analysedRows { return i }
+        }
+        return times.count
+    }
+
+    /// A steps recording: read whole, then its first part (`analysedCount`) analysed as
+    /// `amble analyze steps` does, rate judged; however far apart its times, the cadence is
+    /// read at most once a row.
+    static func stepsRecording(_ bytes: [UInt8]) {
+        var rows: [AccelerationRow] = []
+        guard (try? AccelerationRecording(text: String(decoding: bytes, as: UTF8.self), name: "fuzz.csv").forEachRow { rows.append($0) }) != nil
+        else { return }
+        let analysed = rows.prefix(analysedCount(rows.map(\.timeSeconds)))
+        let text = "time_s,x_g,y_g,z_g\n" + analysed.map { "\($0.timeSeconds),\($0.xG),\($0.yG),\($0.zG)\n" }.joined()
+        guard let work = AnalysisWork.steps(text: text) else { preconditionFailure("rows read once do not read again") }
+        precondition(work.cadenceReadings <= work.rows, "\(work.rows) rows read the cadence \(work.cadenceReadings) times")
+    }
+
+    /// A PPG recording: read whole, then its first part analysed as `amble analyze hr` does;
+    /// however far apart its times, at most a window's estimates are made after each row (and
+    /// one at the end): none where no sample is in the window.
+    static func ppgRecording(_ bytes: [UInt8]) {
+        var rows: [PPGRow] = []
+        guard (try? PPGRecording(text: String(decoding: bytes, as: UTF8.self), name: "fuzz.csv").forEachRow { rows.append($0) }) != nil,
+              let channels = rows.first?.ppg.count else { return }
+        let analysed = rows.prefix(analysedCount(rows.map(\.timeSeconds)))
+        let header = "time_s," + (1...channels).map { "ppg\($0)," }.joined() + "x_g,y_g,z_g\n"
+        let text = header + analysed.map { row in
+            let a = row.acceleration.map { "\($0.xG),\($0.yG),\($0.zG)" } ?? ",,"
+            return "\(row.timeSeconds)," + row.ppg.map { "\($0)," }.joined() + a + "\n"
+        }.joined()
+        guard let work = AnalysisWork.heartRate(text: text) else { preconditionFailure("rows read once do not read again") }
+        let perRow = Int(work.windowSeconds / work.stepSeconds) + 1
+        precondition(work.estimates <= work.rows * perRow + 1, "\(work.rows) rows made \(work.estimates) estimates")
     }
 
     static func messages(_ bytes: [UInt8]) {

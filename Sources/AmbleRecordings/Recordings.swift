@@ -32,12 +32,16 @@ public struct PPGRow: Equatable, Sendable {
 /// Reads a steps recording: CSV with header `time_s,x_g,y_g,z_g`.
 public struct AccelerationRecording {
     private let makeReader: () throws(RecordingError) -> LineReader
+    /// How errors name the recording: its path, or the name given with its text.
+    public let name: String
 
     public init(path: String) {
+        name = path
         makeReader = { () throws(RecordingError) in try LineReader(path: path) }
     }
 
     public init(text: String, name: String) {
+        self.name = name
         makeReader = { () throws(RecordingError) in LineReader(text: text, name: name) }
     }
 
@@ -63,12 +67,16 @@ public struct AccelerationRecording {
 /// the acceleration cells may be empty.
 public struct PPGRecording {
     private let makeReader: () throws(RecordingError) -> LineReader
+    /// How errors name the recording: its path, or the name given with its text.
+    public let name: String
 
     public init(path: String) {
+        name = path
         makeReader = { () throws(RecordingError) in try LineReader(path: path) }
     }
 
     public init(text: String, name: String) {
+        self.name = name
         makeReader = { () throws(RecordingError) in LineReader(text: text, name: name) }
     }
 
@@ -155,8 +163,17 @@ struct CSVRowParser {
         }
     }
 
+    /// The largest time in size, seconds (31,700 years): a double there still places a
+    /// sample to 0.12 ms, a 125 Hz recording's to 2 % of its interval; beyond it times blur
+    /// into each other.
+    static let largestTimeSeconds = 1e12
+
     mutating func time(_ cell: Substring, lineNumber: Int) throws(RecordingError) -> Double {
         let t = try number(cell, column: "time_s", lineNumber: lineNumber)
+        if abs(t) > Self.largestTimeSeconds {
+            throw error(lineNumber, "time_s is \(t); expected seconds, at most 1e12 in size (a larger time cannot place a sample "
+                + "to a millisecond)")
+        }
         if t < lastTime {
             throw error(lineNumber, "time_s goes backwards (\(t) after \(lastTime)); rows must be in time order")
         }

@@ -266,6 +266,7 @@ struct Replayed: Sendable {
         configuration.minimumConfidence = 0
         var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration, parameters: parameters), stepSeconds: 2)
         let data = recording.data
+        var outputs: [HeartRateReplay.Output] = []
         var sample = PPGSample(timeSeconds: 0, channels: Array(repeating: 0, count: data.channels))
         for i in data.times.indices {
             sample.timeSeconds = data.times[i]
@@ -275,18 +276,18 @@ struct Replayed: Sendable {
             } else {
                 sample.acceleration = nil
             }
-            replay.process(sample)
+            replay.process(sample) { outputs.append($0) }
         }
-        replay.finish()
+        replay.finish { outputs.append($0) }
         // As the CLI prints them: times to the millisecond, values to 0.1 bpm.
-        let outputs = replay.outputs.map { o in
+        let rounded = outputs.map { o in
             (time: (o.timeSeconds * 1000).rounded() / 1000, bpm: o.estimate.map { ($0.bpm * 10).rounded() / 10 },
              confidence: o.estimate?.confidence ?? 0)
         }
-        let matched = HeartRateScore.matches(outputTimes: outputs.map(\.time), reference: recording.reference)
+        let matched = HeartRateScore.matches(outputTimes: rounded.map(\.time), reference: recording.reference)
             .enumerated().map { window, output in
-                Match(truth: recording.reference.windows[window].bpm, bpm: output.flatMap { outputs[$0].bpm },
-                      confidence: output.map { outputs[$0].confidence } ?? 0)
+                Match(truth: recording.reference.windows[window].bpm, bpm: output.flatMap { rounded[$0].bpm },
+                      confidence: output.map { rounded[$0].confidence } ?? 0)
             }
         return Replayed(name: recording.name, device: recording.device, matched: matched)
     }

@@ -72,13 +72,13 @@ struct HeartRateDevSetTests {
             c.minimumConfidence = 0
             return c
         }()), stepSeconds: 2)
+        var outputs: [HeartRateReplay.Output] = []
         for i in 0..<data.count {
             let row = data.row(i)
             let a = row.acceleration.map { AccelerationSample(timeSeconds: row.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG) }
-            replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: a))
+            replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: a)) { outputs.append($0) }
         }
-        replay.finish()
-        let outputs = replay.outputs
+        replay.finish { outputs.append($0) }
         return AmbleRecordings.HeartRateScore.matches(outputTimes: outputs.map(\.timeSeconds), reference: reference).enumerated().map { w, o in
             (reference.windows[w].bpm, o.flatMap { outputs[$0].estimate?.bpm }, o.flatMap { outputs[$0].estimate?.confidence } ?? 0)
         }

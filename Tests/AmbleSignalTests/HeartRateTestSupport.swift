@@ -15,11 +15,12 @@ func streamHeartRate(_ rows: [PPGRow], windowSeconds: Double = 8, stepSeconds: D
     configuration.windowSeconds = windowSeconds
     configure(&configuration)
     var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration, parameters: parameters), stepSeconds: stepSeconds)
+    var outputs: [HeartRateOutput] = []
     for row in rows {
         let a = row.acceleration.map { AccelerationSample(timeSeconds: row.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG) }
-        replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: a))
+        replay.process(PPGSample(timeSeconds: row.timeSeconds, channels: row.ppg, acceleration: a)) { outputs.append($0) }
     }
-    return (replay.outputs, replay.estimator)
+    return (outputs, replay.estimator)
 }
 
 /// Accuracy of outputs against the synthetic truth (mean rate of the beats in the window

@@ -19,6 +19,11 @@ struct SignalPipeline {
     /// Band time of the newest accelerometer and PPG sample taken in, seconds.
     private var lastAccelerationTime = -Double.infinity
     private var lastPPGTime = -Double.infinity
+    /// A batch read this long before the newest sample taken in, seconds, is a clock that went
+    /// back, not samples stamped a little early: its samples start the streams again (the step
+    /// counter and the heart-rate estimator restart on a jump back as on a long gap) rather than
+    /// being squeezed in after the newest. The step counter's longest bridged gap.
+    static let clockJumpSeconds = StepCounter.maximumGapSeconds
     /// Steps counted since the last second closed.
     private var stepsThisSecond = 0
     /// The steps released, filed under the seconds they were taken in.
@@ -46,6 +51,14 @@ struct SignalPipeline {
     mutating func ingest(_ batch: AccelerometerBatch, now: Double, rateHz: Double) {
         let period = 1 / rateHz
         let count = batch.samples.count
+        if now < lastAccelerationTime - Self.clockJumpSeconds {
+            // The walk under way ends where it was, its steps filed by the old times; the steps
+            // to come are filed by the seconds that close from now on.
+            take(stepCounter.finishTimed())
+            placement.forgetClosedSeconds()
+            lastAccelerationTime = -.infinity
+            recentAcceleration = AccelerationHistory()
+        }
         for (i, v) in batch.samples.enumerated() {
             // The newest sample was taken just before the read; the others one period apart.
             let t = max(now - Double(count - 1 - i) * period, lastAccelerationTime + period * 0.5)
@@ -67,6 +80,7 @@ struct SignalPipeline {
         let period = 1 / rateHz
         let count = batch.samples.count
         if let skin = batch.skinDetected { skinDetected = skin }
+        if now < lastPPGTime - Self.clockJumpSeconds { lastPPGTime = -.infinity }
         for (i, s) in batch.samples.enumerated() {
             let t = max(now - Double(count - 1 - i) * period, lastPPGTime + period * 0.5)
             lastPPGTime = t

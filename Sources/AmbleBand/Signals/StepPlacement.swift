@@ -40,6 +40,13 @@ struct StepPlacement {
         }
     }
 
+    /// The band's clock went back: the seconds remembered closed at times that no longer come
+    /// before the steps to come, so those go to the seconds that close from now on (the steps
+    /// already placed stay where they are).
+    mutating func forgetClosedSeconds() {
+        closedAt.removeAll()
+    }
+
     /// A second closed at band time `bandSeconds`: the steps placed since the last one, `[0]`
     /// in this second and `[n]` in the one n seconds before it (no trailing zeros).
     mutating func closeSecond(at bandSeconds: Double) -> [Int] {

@@ -286,12 +286,18 @@ public struct HeartRateEstimator: Sendable {
     ///
     /// `atTimeSeconds` (the samples' clock), when given, says that no sample before that time
     /// is still to come: the newest bin, if it has ended by then, is closed and used (as
-    /// `amble analyze hr` does). Without it the newest bin waits for the next sample (as on
-    /// the band, whose samples arrive in batches stamped back in time).
+    /// `amble analyze hr` does); and if the samples stopped longer ago than a gap that can be
+    /// bridged, the window starts again there (no samples, no value: the next sample would
+    /// restart it anyway). Without it the newest bin waits for the next sample (as on the
+    /// band, whose samples arrive in batches stamped back in time).
     public mutating func estimate(atTimeSeconds now: Double? = nil) -> HeartRateEstimate? {
         if let now {
             resampler.close(endedBy: now)
             for i in 0..<resampler.completedCount { ingest(resampler.completed[i]) }
+            if resampler.cannotBridge(to: now) {
+                resampler.reset()
+                resetSignal()
+            }
         }
         guard let newest = newestBinIndex, binsSinceReset >= windowCount else {
             status = .warmingUp

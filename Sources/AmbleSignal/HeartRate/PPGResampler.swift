@@ -70,6 +70,13 @@ struct PPGResampler {
         completedCount = 1
     }
 
+    /// Whether a sample at `timeSeconds` or later would start a new stretch: the bins closed
+    /// so far end more than the longest gap filled before its bin.
+    func cannotBridge(to timeSeconds: Double) -> Bool {
+        guard open == nil, let last = lastClosed else { return false }
+        return binIndex(timeSeconds: timeSeconds) - last - 1 > maximumFilledGapBins
+    }
+
     /// Adds one sample; the bins it completes are left in `completed`. Returns false when the
     /// sample starts a new stretch after a discontinuity (gap too long or time reversed): the
     /// caller should drop the history it built from earlier bins.

@@ -52,8 +52,9 @@ public struct StepCounter: Sendable {
     /// 10 s against 34 shortest steps (a draw of the cadence range can leave the worst case one
     /// over, which drops the oldest). Landings a real step apart come far fewer.
     static let spareHeelStrikes = 4
-    /// Input gaps longer than this, in seconds, end a walk and restart the stream.
-    static let maximumGapSeconds = 2.5
+    /// Input gaps longer than this, in seconds, end a walk and restart the stream (and so does
+    /// time going back further).
+    public static let maximumGapSeconds = 2.5
     /// The signal kept for placing a walk's edges, seconds. At the standard 10 s window a start
     /// is searched back at most 19 s from the newest value: half a window to the newest frame's
     /// centre, up to a window's worth of frames before it (a gathered start, 9 s) and half a
@@ -176,13 +177,13 @@ public struct StepCounter: Sendable {
         -> (steps: Int, cadences: [Double], walkingSeconds: Double) {
         var counter = StepCounter(parameters: parameters)
         var cadences: [Double] = []
-        var nextSecond: Double?
+        var seconds = SampleSeconds()
         for sample in samples {
             _ = counter.process(sample)
-            if nextSecond == nil { nextSecond = sample.timeSeconds + 1 }
-            while let due = nextSecond, sample.timeSeconds >= due {
-                if counter.cadenceStepsPerMinute > 0 { cadences.append(counter.cadenceStepsPerMinute) }
-                nextSecond = due + 1
+            let completed = seconds.completed(by: sample.timeSeconds)
+            // A walk is under way only across gaps it bridges (2.5 s at most).
+            if completed > 0, counter.cadenceStepsPerMinute > 0 {
+                cadences += repeatElement(counter.cadenceStepsPerMinute, count: Int(min(completed, Self.maximumGapSeconds + 1)))
             }
         }
         _ = counter.finish()

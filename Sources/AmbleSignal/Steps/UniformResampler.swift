@@ -11,7 +11,9 @@
 struct UniformResampler<Value: ResampledValue>: Sendable {
     /// Output period in seconds (0.04 s = 25 Hz).
     let periodSeconds: Double
-    /// Longest input gap bridged by interpolation, in seconds; a longer gap restarts the stream.
+    /// Longest input gap bridged by interpolation, in seconds; a longer gap restarts the stream,
+    /// and so does time going back further than this (a clock set back: its later samples
+    /// would otherwise all be ignored until time caught up).
     let maximumGapSeconds: Double
 
     private var hasSample = false
@@ -39,11 +41,12 @@ struct UniformResampler<Value: ResampledValue>: Sendable {
 
     private var binEnd: Double { originTime + Double(binIndex + 1) * periodSeconds }
 
-    /// Takes one input sample. Samples at or before the previous one, or not finite, are ignored.
+    /// Takes one input sample. Samples at or before the previous one (by up to
+    /// `maximumGapSeconds`), or not finite, are ignored.
     mutating func append(timeSeconds: Double, value: Value) {
         didRestart = false
         guard timeSeconds.isFinite, value.isFinite else { return }
-        if !hasSample || timeSeconds - segmentEndTime > maximumGapSeconds {
+        if !hasSample || abs(timeSeconds - segmentEndTime) > maximumGapSeconds {
             hasSample = true
             didRestart = true
             segmentStartTime = timeSeconds
