@@ -80,7 +80,7 @@ public final class BandStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw", "v7-laptop-setting", "v8-recovery"]
+    public static let versions = ["v1", "v2-energy", "v3-sync", "v4-practice", "v5-raw", "v6-laptop-setting", "v7-recovery"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -173,7 +173,7 @@ public final class BandStore: Sendable {
                 CREATE INDEX "session_raw_block_session" ON "session_raw_block"("session_id");
                 """)
         }
-        migrator.registerMigration("v7-laptop-setting") { db in
+        migrator.registerMigration("v6-laptop-setting") { db in
             // Each paired laptop's own settings (`LaptopSetting`: a joined study's reminder),
             // apart from the wearer's, gone with the laptop.
             try db.execute(sql: """
@@ -184,7 +184,7 @@ public final class BandStore: Sendable {
                   PRIMARY KEY ("public_key", "key"));
                 """)
         }
-        migrator.registerMigration("v8-recovery") { db in
+        migrator.registerMigration("v7-recovery") { db in
             // A session under way keeps, with each second stored, the steps its counter holds
             // but has not released yet (about the last 10 s of walking), by the seconds they
             // were taken in (JSON: [[offset_s, steps], ...]), and, in "active_kcal", its energy
@@ -483,7 +483,7 @@ public final class BandStore: Sendable {
                 }
                 recovery.walksClosed += 1
                 // The steps the counter held at the last second stored go to the seconds they
-                // were taken in (none from a build before v8-recovery), as at a clean end.
+                // were taken in (none from a build before v7-recovery), as at a clean end.
                 let pending = try String.fetchOne(db, sql: #"SELECT "pending_steps" FROM "session" WHERE "id" = ?"#, arguments: [row.id!])
                 let pairs = (try? JSONDecoder().decode([[Int]].self, from: Data((pending ?? "[]").utf8))) ?? []
                 try addSteps(db, sessionID: row.id!, pairs.compactMap { $0.count == 2 ? StepsAdded(offsetSeconds: $0[0], steps: $0[1]) : nil })
