@@ -1,11 +1,11 @@
-/* What the Embedded Swift step counter needs, on Linux system calls alone (no C library, so
- * x86-64 and AArch64 run the very same code around it).
+/* What the Embedded Swift step counter and heart-rate estimator need, on Linux system calls
+ * alone (no C library, so x86-64 and AArch64 run the very same code around it).
  *
  * The heap is a bump allocator: frees are counted, never reused. The counter allocates at
- * its start and a few times per analysis frame (the program prints how often), so the
- * allocator is a small part of the count either way.
+ * its start and a few times per analysis frame, the estimator at its start (the program
+ * prints how often), so the allocator is a small part of the count either way.
  *
- * The mathematics the counter calls (a few times per frame, and to design its filters) is
+ * The mathematics the signal code calls (a few times per frame, and to design its filters) is
  * done here by range-reduced series, accurate to about 1e-13 (pow for positive bases only). A
  * C library's versions cost a similar few dozen to few hundred instructions. Anything else
  * left unresolved at link time is address 0: a call to it crashes the run instead of
@@ -100,31 +100,15 @@ double exp(double x) {
 }
 double pow(double x, double y) { mathCalls++; return y == 0 ? 1 : x == 0 ? 0 : exp(y * log(x)); }
 
-extern const double amble_samples[];
-extern const long amble_sample_values;
-const double *amble_values(void) { return amble_samples; }
-long amble_value_count(void) { return amble_sample_values; }
-extern long amble_count(long limit);
-
-static void put(const char *s) { size_t n = 0; while (s[n]) n++; sys3(SYS_WRITE, 1, (long)s, (long)n); }
-static void putNumber(unsigned long v) {
-    char b[24]; int i = 23; b[i] = 0;
-    do { b[--i] = (char)('0' + v % 10); v /= 10; } while (v);
-    put(b + i);
+static void amble_put(const char *s) { size_t n = 0; while (s[n]) n++; sys3(SYS_WRITE, 1, (long)s, (long)n); }
+static void amble_put_runtime_counts(void);
+#include "main.h"
+static void amble_put_runtime_counts(void) {
+    amble_put(" allocations "); amble_put_number(allocations);
+    amble_put(" frees "); amble_put_number(releases);
+    amble_put(" math "); amble_put_number(mathCalls);
 }
 
-/* counter [LIMIT]: counts the steps in the first LIMIT samples (all without it) and prints
- * "steps N allocations N frees N math N". */
 void cstart(long *sp) {
-    long argc = sp[0];
-    char **argv = (char **)(sp + 1);
-    long limit = -1;
-    if (argc > 1) { limit = 0; for (char *p = argv[1]; *p >= '0' && *p <= '9'; p++) limit = limit * 10 + (*p - '0'); }
-    long steps = amble_count(limit);
-    put("steps "); putNumber((unsigned long)steps);
-    put(" allocations "); putNumber(allocations);
-    put(" frees "); putNumber(releases);
-    put(" math "); putNumber(mathCalls);
-    put("\n");
-    sys3(SYS_EXIT, 0, 0, 0);
+    sys3(SYS_EXIT, amble_main(sp[0], (char **)(sp + 1)), 0, 0);
 }
