@@ -35,7 +35,8 @@ public func pipeline(_ parts: Int, _ limit: Int) -> Int {
             if countsSteps { steps += counter.processTimed(sample).steps }
         case 1:
             if estimatesHeartRate {
-                heartRate.process(PPGSample(timeSeconds: t, channels: [e[2], e[3]], acceleration: recentAcceleration.value(at: t)))
+                heartRate.process(timeSeconds: t, channels: SIMD4(e[2], e[3], 0, 0), channelCount: 2,
+                                  acceleration: recentAcceleration.value(at: t))
             }
         default:
             if estimatesHeartRate {
