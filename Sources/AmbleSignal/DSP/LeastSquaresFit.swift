@@ -153,8 +153,8 @@ public struct LeastSquaresFit: Sendable {
                 for order in 1...orders.upperBound {
                     if orders.contains(order) {
                         let column = b.baseAddress! + (first + 2 * (order - orders.lowerBound)) * stride
-                        column.update(from: newer.c, count: n)
-                        (column + stride).update(from: newer.s, count: n)
+                        VectorKernels.copy(newer.c, to: column, n)
+                        VectorKernels.copy(newer.s, to: column + stride, n)
                     }
                     guard order < orders.upperBound else { break }
                     for i in 0..<n {
@@ -196,9 +196,9 @@ public struct LeastSquaresFit: Sendable {
                 addColumn(kind: delay == 0 ? .general : .delayed(lag: delay, undelayed: undelayed)) { column, n in
                     if delay >= 0 {
                         column.update(repeating: source[0], count: delay)
-                        (column + delay).update(from: source, count: n - delay)
+                        VectorKernels.copy(source, to: column + delay, n - delay)
                     } else {
-                        column.update(from: source - delay, count: n + delay)
+                        VectorKernels.copy(source - delay, to: column, n + delay)
                         (column + n + delay).update(repeating: source[n - 1], count: -delay)
                     }
                 }

@@ -55,4 +55,19 @@ enum VectorKernels {
             i &+= 1
         }
     }
+    /// y[i] = x[i] for i < n (the buffers do not overlap): a memcpy in the ordinary build. Embedded
+    /// Swift (the cost on the band's processor, scripts/bench-pipeline-aarch64) makes
+    /// `update(from:count:)` a call per element, so there it is a loop.
+    @inline(__always)
+    static func copy(_ x: UnsafePointer<Double>, to y: UnsafeMutablePointer<Double>, _ n: Int) {
+        #if hasFeature(Embedded)
+        var i = 0
+        while i < n {
+            y[i] = x[i]
+            i &+= 1
+        }
+        #else
+        y.update(from: x, count: n)
+        #endif
+    }
 }
