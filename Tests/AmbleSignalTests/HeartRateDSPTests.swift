@@ -14,7 +14,8 @@ struct HeartRateDSPTests {
         var power: [Double] = []
         fft.powerSpectrum(of: input, count: count, into: &power)
         #expect(power.count == size / 2 + 1)
-        for k in stride(from: 0, through: size / 2, by: max(1, size / 64)) {
+        // An odd step between the bins checked: a butterfly wrong for odd bins alone shows.
+        for k in stride(from: 0, through: size / 2, by: max(1, size / 64 - 1)) {
             var re = 0.0, im = 0.0
             for n in 0..<count {
                 let phase = -2 * Double.pi * Double(k * n) / Double(size)

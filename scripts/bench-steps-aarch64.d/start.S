@@ -1,5 +1,8 @@
 // Entry of the static program: hands the initial stack (argc, argv) to cstart. Also the
-// samples, as little-endian doubles (time, x, y, z per sample), from samples.bin.
+// samples, as little-endian doubles (time, x, y, z per sample; 5 values per event for the
+// pipeline), from samples.bin. The ordinary build (AMBLE_ORDINARY) takes only the samples: the
+// C library has the entry.
+#ifndef AMBLE_ORDINARY
     .text
     .globl _start
 #if defined(__x86_64__)
@@ -13,6 +16,7 @@ _start:
     mov x0, sp
     bl cstart
 1:  b 1b
+#endif
 #endif
     .section .rodata
     .balign 16

@@ -85,7 +85,8 @@ struct SignalPipeline {
             let t = max(now - Double(count - 1 - i) * period, lastPPGTime + period * 0.5)
             lastPPGTime = t
             rawCapture?.addPPG(atSeconds: t, infrared: s.infrared, red: s.red, rateHz: rateHz)
-            heartRate.process(PPGSample(timeSeconds: t, channels: [Double(s.infrared), Double(s.red)], acceleration: recentAcceleration.value(at: t)))
+            heartRate.process(timeSeconds: t, channels: SIMD4(Double(s.infrared), Double(s.red), 0, 0), channelCount: 2,
+                              acceleration: recentAcceleration.value(at: t))
         }
     }
 

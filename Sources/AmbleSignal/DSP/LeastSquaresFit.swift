@@ -153,8 +153,8 @@ public struct LeastSquaresFit: Sendable {
                 for order in 1...orders.upperBound {
                     if orders.contains(order) {
                         let column = b.baseAddress! + (first + 2 * (order - orders.lowerBound)) * stride
-                        column.update(from: newer.c, count: n)
-                        (column + stride).update(from: newer.s, count: n)
+                        VectorKernels.copy(newer.c, to: column, n)
+                        VectorKernels.copy(newer.s, to: column + stride, n)
                     }
                     guard order < orders.upperBound else { break }
                     for i in 0..<n {
@@ -196,9 +196,9 @@ public struct LeastSquaresFit: Sendable {
                 addColumn(kind: delay == 0 ? .general : .delayed(lag: delay, undelayed: undelayed)) { column, n in
                     if delay >= 0 {
                         column.update(repeating: source[0], count: delay)
-                        (column + delay).update(from: source, count: n - delay)
+                        VectorKernels.copy(source, to: column + delay, n - delay)
                     } else {
-                        column.update(from: source - delay, count: n + delay)
+                        VectorKernels.copy(source - delay, to: column, n + delay)
                         (column + n + delay).update(repeating: source[n - 1], count: -delay)
                     }
                 }
@@ -269,33 +269,50 @@ public struct LeastSquaresFit: Sendable {
                 func delayed(_ i: Int) -> Bool { delays & (1 << UInt64(i)) != 0 }
                 // The sums: pairs that have no closed form, and each undelayed column with each
                 // sinusoid (the delayed copies are turned from these below).
+                // Two at a time (one pass over column i for both).
                 for i in 0..<p {
+                    let column = base + i * stride
+                    var waiting = -1
                     for j in 0...i {
                         if sinusoid(i) ? sinusoid(j) || delayed(j) : delayed(i) && sinusoid(j) { continue }
-                        g[i * p + j] = VectorKernels.dot(base + i * stride, base + j * stride, n)
+                        guard waiting >= 0 else { waiting = j; continue }
+                        let both = VectorKernels.dot(column, base + waiting * stride, base + j * stride, n)
+                        g[i * p + waiting] = both.x
+                        g[i * p + j] = both.y
+                        waiting = -1
                     }
+                    if waiting >= 0 { g[i * p + waiting] = VectorKernels.dot(column, base + waiting * stride, n) }
                 }
                 // Sinusoids with sinusoids: half the sum or difference of Σ e^{i(ωa ± ωb)k}.
-                for i in 0..<p where sinusoid(i) {
-                    for j in 0...i where sinusoid(j) {
-                        let sum: SIMD2<Double>, difference: SIMD2<Double>
-                        if harmonics, orders[i] >= 0, orders[j] >= 0 {
-                            sum = sums[orders[i] + orders[j]]
-                            let d = orders[i] - orders[j]
-                            difference = d >= 0 ? sums[d] : sums[-d] * SIMD2(1, -1)
-                        } else {
-                            let conjugate = SIMD2<Double>(1, -1)
-                            sum = Self.geometricSum(Self.times(turns[i], turns[j]), Self.times(wholes[i], wholes[j]), n)
-                            difference = Self.geometricSum(Self.times(turns[i], turns[j] * conjugate), Self.times(wholes[i], wholes[j] * conjugate), n)
+                var sines = UInt64(0)   // bit i: column i is a sine
+                for i in 0..<p where Self.isSine(kinds[i]) { sines |= 1 << UInt64(i) }
+                orders.withUnsafeBufferPointer { orders in
+                    sums.withUnsafeBufferPointer { sums in
+                        for i in 0..<p where sinusoid(i) {
+                            let oi = orders[i], sineI = sines & (1 << UInt64(i)) != 0
+                            for j in 0...i where sinusoid(j) {
+                                let oj = orders[j]
+                                let sum: SIMD2<Double>, difference: SIMD2<Double>
+                                if harmonics, oi >= 0, oj >= 0 {
+                                    sum = sums[oi &+ oj]
+                                    let d = oi &- oj
+                                    difference = d >= 0 ? sums[d] : sums[-d] * SIMD2(1, -1)
+                                } else {
+                                    let conjugate = SIMD2<Double>(1, -1)
+                                    sum = Self.geometricSum(Self.times(turns[i], turns[j]), Self.times(wholes[i], wholes[j]), n)
+                                    difference = Self.geometricSum(Self.times(turns[i], turns[j] * conjugate),
+                                                                   Self.times(wholes[i], wholes[j] * conjugate), n)
+                                }
+                                let value: Double
+                                switch (sineI, sines & (1 << UInt64(j)) != 0) {
+                                case (false, false): value = 0.5 * (difference.x + sum.x)     // cos a cos b
+                                case (true, true): value = 0.5 * (difference.x - sum.x)       // sin a sin b
+                                case (true, false): value = 0.5 * (sum.y + difference.y)      // sin a cos b
+                                case (false, true): value = 0.5 * (sum.y - difference.y)      // cos a sin b
+                                }
+                                g[i &* p &+ j] = value
+                            }
                         }
-                        let value: Double
-                        switch (Self.isSine(kinds[i]), Self.isSine(kinds[j])) {
-                        case (false, false): value = 0.5 * (difference.x + sum.x)     // cos a cos b
-                        case (true, true): value = 0.5 * (difference.x - sum.x)       // sin a sin b
-                        case (true, false): value = 0.5 * (sum.y + difference.y)      // sin a cos b
-                        case (false, true): value = 0.5 * (sum.y - difference.y)      // cos a sin b
-                        }
-                        g[i * p + j] = value
                     }
                 }
                 // Delayed copies with each cos/sin pair (and the constant), both at once.
@@ -386,7 +403,14 @@ public struct LeastSquaresFit: Sendable {
                     coefficients.withUnsafeMutableBufferPointer { r in
                         block.withUnsafeMutableBufferPointer { y in
                             let base = b.baseAddress!, values = y.baseAddress!
-                            for i in 0..<p { r[i] = VectorKernels.dot(base + i * stride, values, n) * d[i] }
+                            var i = 0
+                            while i &+ 1 < p {
+                                let both = VectorKernels.dot(values, base + i * stride, base + (i + 1) * stride, n)
+                                r[i] = both.x * d[i]
+                                r[i &+ 1] = both.y * d[i &+ 1]
+                                i &+= 2
+                            }
+                            if i < p { r[i] = VectorKernels.dot(base + i * stride, values, n) * d[i] }
                             // Forward, then back substitution with L (L Lᵀ = scaled Gram).
                             let factor = l.baseAddress!, solution = r.baseAddress!
                             for i in 0..<p {
@@ -397,7 +421,18 @@ public struct LeastSquaresFit: Sendable {
                                 r[i] /= l[i * p + i]
                                 VectorKernels.subtractScaled(r[i], factor + i * p, from: solution, i)
                             }
-                            for i in 0..<p { VectorKernels.subtractScaled(r[i] * d[i], base + i * stride, from: values, n) }
+                            // Four columns a pass, then one at a time.
+                            i = 0
+                            while i &+ 3 < p {
+                                let column = base + i * stride
+                                VectorKernels.subtractScaled(SIMD4(r[i] * d[i], r[i + 1] * d[i + 1], r[i + 2] * d[i + 2], r[i + 3] * d[i + 3]),
+                                                             column, column + stride, column + 2 * stride, column + 3 * stride, from: values, n)
+                                i &+= 4
+                            }
+                            while i < p {
+                                VectorKernels.subtractScaled(r[i] * d[i], base + i * stride, from: values, n)
+                                i &+= 1
+                            }
                         }
                     }
                 }

@@ -84,11 +84,17 @@ public struct RealFFT: Sendable {
             im.withUnsafeMutableBufferPointer { ziBuffer in
                 input.withUnsafeBufferPointer { x in
                     bitReversed.withUnsafeBufferPointer { reversed in
-                        for n in 0..<h {
+                        // Pairs of values, then a last odd value, then zeros.
+                        let pairs = count / 2
+                        for n in 0..<pairs {
                             let j = reversed[n]
-                            let i0 = 2 * n, i1 = 2 * n + 1
-                            zrBuffer[j] = i0 < count ? x[i0] : 0
-                            ziBuffer[j] = i1 < count ? x[i1] : 0
+                            zrBuffer[j] = x[2 &* n]
+                            ziBuffer[j] = x[2 &* n &+ 1]
+                        }
+                        for n in pairs..<h {
+                            let j = reversed[n]
+                            zrBuffer[j] = 2 &* n < count ? x[2 &* n] : 0
+                            ziBuffer[j] = 0
                         }
                     }
                 }
@@ -133,6 +139,9 @@ public struct RealFFT: Sendable {
             }
             m = 4
         }
+        // Two butterflies at a time (k and k + 1: m is even from here on), each lane doing what
+        // one butterfly did alone, so the result is the same to the last bit.
+        let rr = UnsafeMutableRawPointer(zr), ri = UnsafeMutableRawPointer(zi)
         while m < n {
             let length = m &* 4
             let stride = n / length   // twiddle step: V^k = exp(-2πik/length) = w[k stride]
@@ -142,14 +151,18 @@ public struct RealFFT: Sendable {
                 while k < m {
                     let i0 = start &+ k, i1 = i0 &+ m, i2 = i1 &+ m, i3 = i2 &+ m
                     // Inputs in bit-reversed halves: x[i1] belongs with V², x[i2] with V.
-                    let t = k &* stride
-                    let c1 = wc[t], s1 = ws[t]
-                    let c2 = wc[t &* 2], s2 = ws[t &* 2]
-                    let c3 = wc[t &* 3], s3 = ws[t &* 3]
-                    let a0r = zr[i0], a0i = zi[i0]
-                    let x1r = zr[i1], x1i = zi[i1]
-                    let x2r = zr[i2], x2i = zi[i2]
-                    let x3r = zr[i3], x3i = zi[i3]
+                    let t = k &* stride, u = t &+ stride
+                    let c1 = SIMD2(wc[t], wc[u]), s1 = SIMD2(ws[t], ws[u])
+                    let c2 = SIMD2(wc[t &* 2], wc[u &* 2]), s2 = SIMD2(ws[t &* 2], ws[u &* 2])
+                    let c3 = SIMD2(wc[t &* 3], wc[u &* 3]), s3 = SIMD2(ws[t &* 3], ws[u &* 3])
+                    let a0r = rr.loadUnaligned(fromByteOffset: i0 &* 8, as: SIMD2<Double>.self)
+                    let a0i = ri.loadUnaligned(fromByteOffset: i0 &* 8, as: SIMD2<Double>.self)
+                    let x1r = rr.loadUnaligned(fromByteOffset: i1 &* 8, as: SIMD2<Double>.self)
+                    let x1i = ri.loadUnaligned(fromByteOffset: i1 &* 8, as: SIMD2<Double>.self)
+                    let x2r = rr.loadUnaligned(fromByteOffset: i2 &* 8, as: SIMD2<Double>.self)
+                    let x2i = ri.loadUnaligned(fromByteOffset: i2 &* 8, as: SIMD2<Double>.self)
+                    let x3r = rr.loadUnaligned(fromByteOffset: i3 &* 8, as: SIMD2<Double>.self)
+                    let x3i = ri.loadUnaligned(fromByteOffset: i3 &* 8, as: SIMD2<Double>.self)
                     let a1r = x1r * c2 - x1i * s2, a1i = x1r * s2 + x1i * c2
                     let a2r = x2r * c1 - x2i * s1, a2i = x2r * s1 + x2i * c1
                     let a3r = x3r * c3 - x3i * s3, a3i = x3r * s3 + x3i * c3
@@ -157,12 +170,16 @@ public struct RealFFT: Sendable {
                     let p1r = a0r - a1r, p1i = a0i - a1i
                     let q0r = a2r + a3r, q0i = a2i + a3i
                     let q1r = a2r - a3r, q1i = a2i - a3i
-                    zr[i0] = p0r + q0r; zi[i0] = p0i + q0i
-                    zr[i2] = p0r - q0r; zi[i2] = p0i - q0i
+                    rr.storeBytes(of: p0r + q0r, toByteOffset: i0 &* 8, as: SIMD2<Double>.self)
+                    ri.storeBytes(of: p0i + q0i, toByteOffset: i0 &* 8, as: SIMD2<Double>.self)
+                    rr.storeBytes(of: p0r - q0r, toByteOffset: i2 &* 8, as: SIMD2<Double>.self)
+                    ri.storeBytes(of: p0i - q0i, toByteOffset: i2 &* 8, as: SIMD2<Double>.self)
                     // -i (q1r + i q1i) = q1i - i q1r
-                    zr[i1] = p1r + q1i; zi[i1] = p1i - q1r
-                    zr[i3] = p1r - q1i; zi[i3] = p1i + q1r
-                    k &+= 1
+                    rr.storeBytes(of: p1r + q1i, toByteOffset: i1 &* 8, as: SIMD2<Double>.self)
+                    ri.storeBytes(of: p1i - q1r, toByteOffset: i1 &* 8, as: SIMD2<Double>.self)
+                    rr.storeBytes(of: p1r - q1i, toByteOffset: i3 &* 8, as: SIMD2<Double>.self)
+                    ri.storeBytes(of: p1i + q1r, toByteOffset: i3 &* 8, as: SIMD2<Double>.self)
+                    k &+= 2
                 }
                 start &+= length
             }

@@ -199,11 +199,21 @@ public struct HeartRateEstimator: Sendable {
     /// ignored; a sample without channels, or with a non-finite value, is skipped.
     public mutating func process(_ sample: PPGSample) {
         let n = min(3, sample.channels.count)
-        guard n > 0, sample.timeSeconds.isFinite else { return }
+        var ppg = SIMD4<Double>()
+        for c in 0..<n { ppg[c] = sample.channels[c] }
+        process(timeSeconds: sample.timeSeconds, channels: ppg, channelCount: n, acceleration: sample.acceleration)
+    }
+
+    /// The same as `process(PPGSample(timeSeconds:channels:acceleration:))` with the channels
+    /// in the first `channelCount` lanes of `channels` (the others are ignored): no array is
+    /// made, which is most of what the band's 100 samples a second would cost the heap.
+    public mutating func process(timeSeconds: Double, channels: SIMD4<Double>, channelCount count: Int, acceleration sampleAcceleration: AccelerationSample?) {
+        let n = min(3, count)
+        guard n > 0, timeSeconds.isFinite else { return }
         var ppg = SIMD4<Double>()
         for c in 0..<n {
-            guard sample.channels[c].isFinite else { return }
-            ppg[c] = sample.channels[c]
+            guard channels[c].isFinite else { return }
+            ppg[c] = channels[c]
         }
         if n != channelCount {
             channelCount = n
@@ -211,12 +221,12 @@ public struct HeartRateEstimator: Sendable {
             resampler.reset()
         }
         var acceleration: SIMD4<Double>?
-        if let a = sample.acceleration, a.xG.isFinite, a.yG.isFinite, a.zG.isFinite {
+        if let a = sampleAcceleration, a.xG.isFinite, a.yG.isFinite, a.zG.isFinite {
             // Magnitude only: flagged, or a recording with |a| in x and zeros in y and z.
             accelerationIsMagnitude = a.isMagnitudeOnly || (a.yG == 0 && a.zG == 0)
             acceleration = accelerationIsMagnitude ? SIMD4(a.xG, 0, 0, 0) : SIMD4(a.xG, a.yG, a.zG, 0)
         }
-        if !resampler.add(timeSeconds: sample.timeSeconds, ppg: ppg, acceleration: acceleration) {
+        if !resampler.add(timeSeconds: timeSeconds, ppg: ppg, acceleration: acceleration) {
             resetSignal()
         }
         for i in 0..<resampler.completedCount { ingest(resampler.completed[i]) }

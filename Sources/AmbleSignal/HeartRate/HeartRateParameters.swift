@@ -102,6 +102,9 @@ extension HeartRateEstimator {
         /// The documented values.
         public static let standard = Parameters()
 
+        // Key paths are not in Embedded Swift, which scripts/bench-pipeline-aarch64 builds the
+        // estimator with to count its instructions on the band's processor.
+        #if !hasFeature(Embedded)
         /// A parameter by name, for developer tools that change them (`scripts/score-hr`).
         public struct Named {
             public let name: String
@@ -136,6 +139,7 @@ extension HeartRateEstimator {
             Named(name: "startFloor", keyPath: \.startFloor),
             Named(name: "confidenceHalfWidthBPM", keyPath: \.confidenceHalfWidthBPM),
         ] }
+        #endif
 
         /// The band |a| power is measured in, per minute: from the high-pass edge (30 /min) to
         /// 1.2 times the fastest cadence (240 /min).
