@@ -221,6 +221,7 @@ func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly:
                r.isCandidate ? "yes" : "no", r.heelStrikesOnStep ? "yes" : "no", f(r.periodicityAtFollowed), f(r.followedStepPeriodSeconds), f(r.cadenceStepsPerMinute, 0), String(r.totalSteps)]
             .map { pad($0, 7) }.joined(separator: " "))
     }
+    for w in counter.walkRecords { print("walk \(fixed(w.startSeconds, 1))-\(fixed(w.endSeconds, 1)) s: \(w.steps) steps") }
     print("total \(counter.totalSteps) steps, walking \(fixed(counter.walkingSeconds, 1)) s")
 }
 

@@ -106,8 +106,14 @@ public struct StepCounter: Sendable {
         public var cadenceStepsPerMinute: Double
         public var totalSteps: Int
     }
-    /// Set to record every frame into `frameRecords` (memory grows with the stream).
-    @_spi(Diagnostics) public var recordsFrames = false
+    /// Set to record every frame into `frameRecords` and every walk into `walkRecords` (memory
+    /// grows with the stream).
+    @_spi(Diagnostics) public var recordsFrames = false {
+        didSet { tracker.recordsWalks = recordsFrames }
+    }
+    /// Each walk that ended: start and end, seconds, and its steps (fewer than
+    /// `minimumWalkSteps` are not counted).
+    @_spi(Diagnostics) public var walkRecords: [(startSeconds: Double, endSeconds: Double, steps: Int)] { tracker.walkRecords }
     @_spi(Diagnostics) public private(set) var frameRecords: [FrameRecord] = []
 
     public init(parameters: Parameters = .standard) {

@@ -125,6 +125,10 @@ struct WalkTracker: Sendable {
 
     /// Seconds of the walks counted so far, from each start to its end.
     private(set) var walkingSeconds = 0.0
+    /// Set to record every walk that ends into `walkRecords` (a developer's trace; memory grows).
+    var recordsWalks = false
+    /// Each ended walk: its start and end, seconds, and its steps (counted or not).
+    private(set) var walkRecords: [(startSeconds: Double, endSeconds: Double, steps: Int)] = []
 
     init(parameters: StepCounter.Parameters, hopSeconds: Double) {
         self.parameters = parameters
@@ -342,6 +346,7 @@ struct WalkTracker: Sendable {
         let total = stop > current.startSeconds ? current.steps(at: stop) : 0
         let final = Int((total + 0.5).rounded(.down))
         lastEnd = (stop, current.stepPeriodSeconds, Double(final) >= parameters.minimumWalkSteps ? stop : current.startSeconds)
+        if recordsWalks { walkRecords.append((current.startSeconds, stop, final)) }
         guard Double(final) >= parameters.minimumWalkSteps else { return 0 }
         walkingSeconds += Swift.max(0, stop - current.startSeconds)
         return Swift.max(0, final - current.releasedSteps)
