@@ -202,7 +202,7 @@ struct RhythmAnalysis: Sendable {
             let once = peakValue(vector, near: lag), twice = peakValue(vector, near: 2 * lag)
             if twice > 0 {
                 let share = parameters.strideCorrelationShare
-                evidence = Swift.min(0, Swift.max(-1, (once / twice - 1) / (1 - share)))
+                evidence = Swift.min(0, Swift.max(-2, (once / twice - 1) / (1 - share)))
             } else {
                 // Twice the period is beyond the lags held, or the arm does not repeat there: a
                 // period the arm repeats at and not at twice it is the arm's own, a stride.
