@@ -1,10 +1,12 @@
 // score-steps: the step counter's figures on labelled recordings, per device, as Amble is
-// judged (walking MAPE, false steps per hour), with leave-one-device-out and with every
+// judged (walking MAPE, false steps per hour), on days made from them (RecordedDays: a day's
+// total), the walks' spread (within ±5 %, the worst five), with leave-one-device-out and with every
 // parameter moved at random (scripts/score-steps, docs/steps.md). A developer's measurement,
 // not a test; nothing is written.
 
 import AmbleRecordings
 @_spi(Diagnostics) import AmbleSignal
+import AmbleSimulation
 import ArgumentParser
 import Dispatch
 
@@ -20,7 +22,10 @@ struct ScoreSteps: ParsableCommand {
             (pooled over its non-walking recordings), then the same with the parameters chosen \
             without that device (leave-one-device-out: a grid over the start, continue and edge \
             thresholds scored on the other devices), then the mean over DRAWS draws with every \
-            parameter moved at random by up to SPREAD.
+            parameter moved at random by up to SPREAD. Mixed days: DAYS days per device and rate \
+            made from the same recordings as scripts/make-day makes them (bouts of 4-60 steps \
+            between stretches of non-walking recordings), each scored by the error of its total \
+            (within 15 % needed); recordings labelled mixed in the folders are scored so too.
             """)
 
     @Option(name: .customLong("data"), parsing: .singleValue,
@@ -35,6 +40,12 @@ struct ScoreSteps: ParsableCommand {
 
     @Option(help: "Seed of the draws.")
     var seed: UInt64 = 1
+
+    @Option(help: "Mixed days made per device and rate from the folders' recordings, as scripts/make-day makes them (0: none).")
+    var days = 3
+
+    @Option(help: "Seed of the mixed days (scripts/make-day --seed).")
+    var daySeed: UInt64 = 1
 
     @Option(name: .customLong("set"), parsing: .singleValue,
             help: ArgumentHelp("A parameter changed throughout, as NAME=VALUE (repeatable).", valueName: "name=value"))
@@ -89,7 +100,7 @@ struct ScoreSteps: ParsableCommand {
             try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly)
             return
         }
-        let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly)
+        let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly, days: days, daySeed: daySeed)
         if dumpCounts {
             printCounts(set, parameterSets: [base] + LeaveOneDeviceOut.grid(around: base) + drawnParameters(base))
             return
@@ -136,23 +147,28 @@ struct ScoreSteps: ParsableCommand {
         }
 
         print("")
-        print(pad("device", 14) + pad("walking MAPE", 14) + pad("false/h", 9) + pad("LODO MAPE", 11) + pad("LODO f/h", 10)
-              + pad("moved MAPE", 12) + pad("moved f/h", 10))
+        print(pad("device", 14) + pad("walking MAPE", 14) + pad("false/h", 9) + pad("mixed days", 12) + pad("±5 %", 7)
+              + pad("LODO MAPE", 11) + pad("LODO f/h", 10) + pad("LODO mixed", 12)
+              + pad("moved MAPE", 12) + pad("moved f/h", 10) + pad("moved mixed", 12))
         for device in devices {
             let figures = asSet.byDevice[device]!
             var line = pad(device, 14) + pad(percent(figures.walkingMAPE), 14) + pad(perHour(figures.falseStepsPerHour), 9)
+                + pad(percent(figures.mixedMAPE), 12) + pad(percent(figures.withinFivePercent.map { $0 * 100 }, digits: 0), 7)
             if let held = lodo[device] {
-                line += pad(percent(held.figures.walkingMAPE), 11) + pad(perHour(held.figures.falseStepsPerHour), 10)
+                line += pad(percent(held.figures.walkingMAPE), 11) + pad(perHour(held.figures.falseStepsPerHour), 10) + pad(percent(held.figures.mixedMAPE), 12)
             } else {
-                line += pad("-", 11) + pad("-", 10)
+                line += pad("-", 11) + pad("-", 10) + pad("-", 12)
             }
             if !moved.isEmpty {
                 let mape = mean(moved.compactMap { $0[device]?.walkingMAPE })
                 let fph = mean(moved.compactMap { $0[device]?.falseStepsPerHour })
-                line += pad(percent(mape), 12) + pad(perHour(fph), 10)
+                let mixed = mean(moved.compactMap { $0[device]?.mixedMAPE })
+                line += pad(percent(mape), 12) + pad(perHour(fph), 10) + pad(percent(mixed), 12)
             }
             print(line)
         }
+        print("(mixed days: mean error of each day's total; ±5 %: the share of walks counted within 5 %)")
+        printSpread(set, counts: set.counts(base))
         let threeAxisDevices = devices.filter { $0 != "Sensor Watch" && !$0.hasSuffix("|a|") }
         if !threeAxisDevices.isEmpty {
             print("3-axis devices pooled: \(perHour(set.pooled(base, devices: threeAxisDevices))) false steps per hour")
@@ -178,7 +194,8 @@ struct ScoreSteps: ParsableCommand {
             for device in devices {
                 let worst = moved.compactMap { $0[device] }.max { ($0.walkingMAPE ?? 0) < ($1.walkingMAPE ?? 0) }
                 let worstFalse = moved.compactMap { $0[device]?.falseStepsPerHour }.max()
-                print("  \(device): walking \(percent(worst?.walkingMAPE)), false steps \(perHour(worstFalse))/h")
+                let worstMixed = moved.compactMap { $0[device]?.mixedMAPE }.max()
+                print("  \(device): walking \(percent(worst?.walkingMAPE)), false steps \(perHour(worstFalse))/h, mixed days \(percent(worstMixed))")
             }
         }
     }
@@ -225,10 +242,43 @@ func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly:
     print("total \(counter.totalSteps) steps, walking \(fixed(counter.walkingSeconds, 1)) s")
 }
 
-/// Figures of one device: walking MAPE (%) and pooled false steps per hour.
+/// Figures of one device: walking MAPE (%), pooled false steps per hour, the mean error of its
+/// mixed days' totals (%) and the share of its walks counted within 5 % (0-1).
 struct DeviceFigures {
     var walkingMAPE: Double?
     var falseStepsPerHour: Double?
+    var mixedMAPE: Double?
+    var withinFivePercent: Double?
+}
+
+/// The spread behind each device's figures: the mixed days one by one (a day's total must be
+/// within 15 %), and the share of walks within ±5 % with the five worst.
+func printSpread(_ set: LabelledSet, counts: [Int]) {
+    let counted = zip(set.recordings, counts).map { (recording: $0, count: $1) }
+    print("")
+    print("mixed days (a day's total must be within 15 %): truth, count, error")
+    for device in set.devices {
+        let days = counted.filter { $0.recording.device == device && $0.recording.label.kind == .mixed }
+        guard !days.isEmpty else { continue }
+        print("  \(device): " + days.map { day in
+            let error = Double(day.count - day.recording.label.trueSteps) / Double(day.recording.label.trueSteps) * 100
+            return "\(day.recording.label.file.split(separator: "_").last.map(String.init) ?? day.recording.label.file) \(day.recording.label.trueSteps) \(day.count) \(error >= 0 ? "+" : "")\(fixed(error, 1)) %\(abs(error) > 15 ? " !" : "")"
+        }.joined(separator: ", "))
+    }
+    print("")
+    print("walks within ±5 %, and the five worst (file, truth, count):")
+    for device in set.devices {
+        let walks = counted.filter { $0.recording.device == device && $0.recording.label.kind == .walking }
+        guard !walks.isEmpty else { continue }
+        func error(_ walk: (recording: LabelledSet.Recording, count: Int)) -> Double {
+            Double(abs(walk.count - walk.recording.label.trueSteps)) / Double(walk.recording.label.trueSteps)
+        }
+        let within = walks.filter { error($0) <= 0.05 }.count
+        print("  \(device): \(within) of \(walks.count) within ±5 %")
+        for walk in walks.sorted(by: { error($0) > error($1) }).prefix(5) {
+            print("    \(pad(walk.recording.label.file, 52)) \(pad(String(walk.recording.label.trueSteps), 6)) \(walk.count)")
+        }
+    }
 }
 
 struct SetFigures {
@@ -245,29 +295,24 @@ struct LabelledSet: Sendable {
 
     var recordings: [Recording] = []
 
-    static func device(of file: String) -> String {
-        if file.hasPrefix("bangle__") { return "Bangle.js" }
-        if file.hasPrefix("pebble__") { return "Pebble" }
-        if file.hasPrefix("l1-") || file.hasPrefix("l2-") { return "Sensor Watch" }
-        return "other"
-    }
-
     /// `magnitudeOnly`: three-axis rows are given as their |a| alone, and their devices named
-    /// "... |a|".
-    init(folders: [String], magnitudeOnly: Bool = false) throws {
-        for folder in folders {
-            for label in try StepLabel.read(path: folder + "/labels.csv") {
-                var samples: [AccelerationSample] = []
-                var hadAxes = false
-                try AccelerationRecording(path: folder + "/" + label.file).forEachRow { row in
-                    let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds,
-                                                             xG: row.xG, yG: row.yG, zG: row.zG)
-                    if magnitudeOnly, !sample.isMagnitudeOnly { hadAxes = true }
-                    samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
-                }
-                let device = Self.device(of: label.file)
-                recordings.append(Recording(label: label, device: hadAxes ? device + " |a|" : device, samples: samples))
+    /// "... |a|". `days`: mixed days made per device and rate from the walking and non-walking
+    /// recordings (`RecordedDays`), appended after them.
+    init(folders: [String], magnitudeOnly: Bool = false, days: Int = 0, daySeed: UInt64 = 1) throws {
+        let read = try RecordedDays.read(folders: folders)
+        let made = days > 0 ? try RecordedDays.make(days: days, from: read.compactMap(RecordedDays.Source.init), seed: daySeed) : []
+        let all = read + made.map { (label: StepLabel(file: $0.day.name + ".csv", trueSteps: $0.day.trueSteps, kind: .mixed,
+                                                          durationSeconds: $0.day.durationSeconds), rows: $0.day.rows) }
+        for (label, rows) in all {
+            var samples: [AccelerationSample] = []
+            var hadAxes = false
+            for row in rows {
+                let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG)
+                if magnitudeOnly, !sample.isMagnitudeOnly { hadAxes = true }
+                samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
             }
+            let device = RecordedDays.device(of: label.file)
+            recordings.append(Recording(label: label, device: hadAxes ? device + " |a|" : device, samples: samples))
         }
     }
 
@@ -318,7 +363,11 @@ struct LabelledSet: Sendable {
         for (recording, steps) in zip(recordings, counted) {
             scores[recording.device, default: StepScore()].add(counted: steps, for: recording.label)
         }
-        return SetFigures(byDevice: scores.mapValues { DeviceFigures(walkingMAPE: $0.walkingMAPEPercent, falseStepsPerHour: $0.falseStepsPerHour) })
+        return SetFigures(byDevice: scores.mapValues { score in
+            DeviceFigures(walkingMAPE: score.walkingMAPEPercent, falseStepsPerHour: score.falseStepsPerHour, mixedMAPE: score.mixedMAPEPercent,
+                          withinFivePercent: score.walkingPercentErrors.isEmpty ? nil
+                              : Double(score.walkingPercentErrors.filter { $0 <= 5 }.count) / Double(score.walkingPercentErrors.count))
+        })
     }
 
     /// False steps per hour pooled over the non-walking recordings of `devices`.
@@ -397,6 +446,8 @@ func fixed(_ value: Double, _ digits: Int) -> String {
     let decimals = digits > 0 ? "." + String(repeating: "0", count: digits - String(part).count) + String(part) : ""
     return (value < 0 && scaled > 0 ? "-" : "") + String(whole) + decimals
 }
-func percent(_ value: Double?) -> String { value.map { format(($0 * 10).rounded() / 10) + " %" } ?? "-" }
+func percent(_ value: Double?, digits: Int = 1) -> String {
+    value.map { (digits == 0 ? String(Int($0.rounded())) : format(($0 * 10).rounded() / 10)) + " %" } ?? "-"
+}
 func perHour(_ value: Double?) -> String { value.map { String(Int($0.rounded())) } ?? "-" }
 func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
