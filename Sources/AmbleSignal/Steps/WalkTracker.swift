@@ -8,11 +8,8 @@
 ///   as many frames as it takes to gather the same evidence, each with heel strikes on its
 ///   step (`gatheredRun`).
 /// - **Continue:** while the periodicity at the rhythm followed (at its period, or half or twice
-///   it) stays at least `periodicityToContinue`, and the movement of the last half window stays
-///   above `edgeEnergyShare` of the walk's own (the share that places its edges): a walk to the
-///   car keeps a weak rhythm at its period on the road, with a third of its movement. A clear
-///   rhythm at an unrelated period takes over (the walker changed pace by more than the
-///   tolerance in one window).
+///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
+///   over (the walker changed pace by more than the tolerance in one window).
 /// - **Step or stride:** each frame with some rhythm of its own (`periodicityToContinue`) votes;
 ///   the walk follows the majority of its frames, once the votes for the other reading add up
 ///   to more than both its support and `leastVotesToSwitch`.
@@ -72,10 +69,6 @@ struct WalkTracker: Sendable {
         var lastCentreSeconds: Double
         /// The step period of the last few seconds, seconds (the pace now), when known.
         var recentStepPeriodSeconds: Double?
-        /// The walk's typical movement, g RMS of the band-passed |a| over a window: a running mean
-        /// of its windows' (over about one window of frames).
-        var typicalRMSG: Double
-        var typicalFrames = 1.0
 
         func steps(at time: Double) -> Double {
             for entry in pending where entry.timeSeconds >= time {
@@ -205,8 +198,7 @@ struct WalkTracker: Sendable {
             }
         }
         var walk = Walk(stepPeriodSeconds: stepPeriod, support: support, startSeconds: start,
-                        countedThroughSeconds: start, releasedThroughSeconds: start, lastCentreSeconds: last,
-                        typicalRMSG: run.reduce(0) { $0 + $1.rmsG } / Double(run.count), typicalFrames: Double(run.count))
+                        countedThroughSeconds: start, releasedThroughSeconds: start, lastCentreSeconds: last)
         walk.accrue(through: last + hopSeconds / 2)
         return walk
     }
@@ -261,16 +253,9 @@ struct WalkTracker: Sendable {
 
     private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> Int {
         guard var current = walk else { return 0 }
-        // The walk has stopped when the movement since the frame's centre (the newest half window)
-        // falls below the share of its own that marks its edges, whatever rhythm remains: a car's
-        // or a desk's rhythm near the walk's period holds a periodicity above the continue level
-        // on a third of the walk's movement (a walk into a drive counted on for 18 s).
-        guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue,
-              Self.recentRMS(envelope, seconds: windowSeconds / 2) >= parameters.edgeEnergyShare * current.typicalRMSG else {
+        guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue else {
             return end(envelope: envelope)
         }
-        current.typicalFrames = Swift.min(current.typicalFrames + 1, windowSeconds / hopSeconds)
-        current.typicalRMSG += (frame.rmsG - current.typicalRMSG) / current.typicalFrames
         // A window whose own rhythm is too weak to keep a walk going says nothing about its
         // period: it votes neither step nor stride (washing up's scrubbing, read as a step of a
         // third of the walk's, switched a slow false start to 200 steps/min).
@@ -419,14 +404,6 @@ struct WalkTracker: Sendable {
             while k > low, rms(k - 1) >= threshold { k -= 1 }
         }
         return oldest + Double(k) / rate
-    }
-
-    /// RMS of the newest `seconds` of the envelope (the band-passed, clipped |a|), g.
-    static func recentRMS(_ envelope: Envelope, seconds: Double) -> Double {
-        let n = Swift.min(envelope.values.count, Swift.max(1, Int(seconds * envelope.rateHz)))
-        var total = 0.0
-        for age in 0 ..< n { total += envelope.values[age: age] * envelope.values[age: age] }
-        return (total / Double(n)).squareRoot()
     }
 
     static func same(_ a: Double, _ b: Double, tolerance: Double) -> Bool {
