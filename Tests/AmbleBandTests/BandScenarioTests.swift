@@ -97,6 +97,27 @@ let demoScript = """
 +4     end
 """
 
+/// Calibrate at 112 steps/min, then a mindful walk at 40 % less (a limit of about 67) walked at
+/// 45 steps/min, a surge to 76 and back to 45: the pace read at 45 is under the limit (read at
+/// twice it, 90, the wearer would be buzzed while walking slowly enough).
+let slowMindfulScript = """
+0:01   press select
++3     walk 112
++30    stop
++4     press next
++1     press select
++0.5   press next
++0.5   press next
++0.5   press next
++0.5   press select
++1     walk 45
++60    walk 76
++25    walk 45
++40    stop
++2     hold select 1.5
++4     end
+"""
+
 struct BandScenarioTests {
     @Test func calibratesWalksBuzzesAndStoresBothSessions() throws {
         let run = try ScenarioRun(script: demoScript)
@@ -129,6 +150,29 @@ struct BandScenarioTests {
         // The motor really ran for the alerts.
         let motor = try #require(run.band.simulation?.motorLine)
         #expect(motor.history.filter { $0.active }.count >= 3 * walk.alerts)
+    }
+
+    @Test func aMindfulWalkAt45StepsPerMinuteIsBuzzedOnlyAboveTheLimit() throws {
+        let run = try ScenarioRun(script: slowMindfulScript)
+        run.run(seconds: 190)
+        #expect(run.log.contains("script finished"))
+        let sessions = try run.band.store.finishedSessions()
+        try #require(sessions.count == 2)
+        let walk = sessions[1].summary
+        #expect(walk.parameters.reductionPercent == 40)
+        let limit = try #require(walk.parameters.limitCadenceStepsPerMinute)
+        let record = try #require(try run.band.store.session(id: sessions[1].id))
+        // The script's seconds within the walk (its countdown is 3 s): 45 steps/min from 4 s to
+        // 64 s, 76 to 89 s, 45 again to 129 s. Leave the first 15 s of each pace to the counter.
+        func seconds(_ range: Range<Int>) -> [SessionSecond] { record.seconds.filter { range.contains($0.offsetSeconds) } }
+        for slow in [seconds(19 ..< 64), seconds(104 ..< 129)] {
+            #expect(slow.allSatisfy { $0.alerts == 0 && !$0.overLimit }, "buzzed at 45 steps/min under a limit of \(limit)")
+            let read = slow.map(\.cadenceStepsPerMinute).filter { $0 > 0 }.sorted()
+            try #require(read.count >= slow.count / 2, "no cadence for \(slow.count - read.count) of \(slow.count) s at 45 steps/min")
+            let median = read[read.count / 2]
+            #expect(abs(median - 45) <= 45 * 0.05, "read \(median) steps/min at 45")
+        }
+        #expect(seconds(64 ..< 89).contains { $0.alerts > 0 }, "no alert at 76 steps/min over a limit of \(limit): \(record.seconds.map { Int($0.cadenceStepsPerMinute) })")
     }
 
     /// A calibration, then a mindful walk at 86 steps/min with `fault` from its 20th second to

@@ -69,6 +69,9 @@ struct WalkTracker: Sendable {
         var lastCentreSeconds: Double
         /// The step period of the last few seconds, seconds (the pace now), when known.
         var recentStepPeriodSeconds: Double?
+        /// A clear rhythm at a step period unrelated to the walk's, and the frames in a row that
+        /// have read it: a change of pace beyond the range the last seconds' pace is searched in.
+        var otherRhythm: (stepPeriodSeconds: Double, frames: Int)?
 
         func steps(at time: Double) -> Double {
             for entry in pending where entry.timeSeconds >= time {
@@ -259,6 +262,7 @@ struct WalkTracker: Sendable {
         // A window whose own rhythm is too weak to keep a walk going says nothing about its
         // period: it votes neither step nor stride (washing up's scrubbing, read as a step of a
         // third of the walk's, switched a slow false start to 200 steps/min).
+        var otherReading = false
         if frame.isCandidate, frame.periodicity >= parameters.periodicityToContinue, let reading = frame.stepPeriodSeconds {
             let followed = current.stepPeriodSeconds
             let tolerance = parameters.periodTolerance
@@ -279,13 +283,20 @@ struct WalkTracker: Sendable {
                     current = Self.switched(current, to: reading, votes: current.votesForHalf)
                 }
             } else if frame.periodicity >= parameters.periodicityToStart,
-                      frame.recentStrideSeconds.map({ Self.same($0 / 2, reading, tolerance: tolerance) }) == true,
                       !Self.longerRepeats.contains(where: { Self.same(reading, followed * $0, tolerance: tolerance) }) {
-                // A clear new rhythm that the last few seconds show too: the walker changed pace
-                // by more than the tolerance.
-                current = Self.switched(current, to: reading, votes: weight, rereading: false)
+                // A clear new rhythm that the last few seconds show too, or that holds as long as
+                // a walk's start must (the last seconds' pace is searched only within 30 % of the
+                // walk's: 45 -> 76 steps/min is beyond it): the walker changed pace by more than
+                // the tolerance.
+                let held = current.otherRhythm.map { Self.same($0.stepPeriodSeconds, reading, tolerance: tolerance) ? $0.frames + 1 : 1 } ?? 1
+                current.otherRhythm = (reading, held)
+                if held >= confirmFrames || frame.recentStrideSeconds.map({ Self.same($0 / 2, reading, tolerance: tolerance) }) == true {
+                    current = Self.switched(current, to: reading, votes: weight, rereading: false)
+                }
+                otherReading = true
             }
         }
+        if !otherReading { current.otherRhythm = nil }
         // The pace of the last few seconds is the cadence the band publishes (the window's
         // period lags a change of pace by half a window).
         // A reading far from the walk's (a misread in a changing window) is not published:
@@ -323,6 +334,7 @@ struct WalkTracker: Sendable {
         next.support = votes
         next.votesForDouble = 0
         next.votesForHalf = 0
+        next.otherRhythm = nil
         return next
     }
 
