@@ -72,6 +72,15 @@ struct ScoreSteps: ParsableCommand {
     @Flag(help: "List the parameters and their values, and stop.")
     var list = false
 
+    @Flag(help: "Print the synthetic mindful walks (35-60 steps/min, WristWalk) with the cadence the counter reads for each, and stop.")
+    var syntheticSlow = false
+
+    @Flag(help: "Print the wrist's statistics per cadence on the development walks beside the wrist-walking model's (WristWalk), and stop.")
+    var wristModel = false
+
+    @Option(help: "Wearers the model is drawn for in --wrist-model.")
+    var wearers = 12
+
     @Option(help: ArgumentHelp("Print one recording's analysis windows, one line per second, and stop.", valueName: "file"))
     var trace: String?
 
@@ -94,6 +103,14 @@ struct ScoreSteps: ParsableCommand {
         let base = try baseParameters()
         if list {
             for named in StepCounter.Parameters.all { print("\(named.name) = \(format(base[keyPath: named.keyPath]))") }
+            return
+        }
+        if syntheticSlow {
+            SyntheticSlow.run(parameters: base)
+            return
+        }
+        if wristModel {
+            try WristModelFit.run(folders: folders, wearers: wearers)
             return
         }
         if let trace {
