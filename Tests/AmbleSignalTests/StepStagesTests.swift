@@ -304,6 +304,22 @@ struct StepStagesTests {
         #expect(cadencesBrisk.allSatisfy { abs($0 - 100) < 0.5 }, "cadences \(cadencesBrisk)")
     }
 
+    @Test("a window whose rhythm repeats after three or four of the walk's steps neither votes nor changes its pace")
+    func longerRepeatsOfTheStep() {
+        // A slow walk, 60 steps/min (step 1.0 s). Its wrist's own movement makes some windows'
+        // base period three steps (26-35 s) or four (45-50 s), clear, and read as strides: as
+        // paces of 40 and 30 steps/min, or (four steps) as a vote for twice the step.
+        let (released, cadences) = walk { centre, _ in
+            switch centre {
+            case 26 ... 35: frame(centre, base: 3.0, periodicity: 0.6, vote: 1)
+            case 45 ... 50: frame(centre, base: 4.0, periodicity: 0.6, vote: 1)
+            default: frame(centre, base: 1.0, periodicity: 0.6, vote: -1)
+            }
+        }
+        #expect(abs(released - 60) <= 2, "released \(released) of 60")
+        #expect(cadences.allSatisfy { abs($0 - 60) < 0.5 }, "cadences \(cadences)")
+    }
+
     @Test("a real majority still turns a walk at once: the second window leaning 0.2 the other way")
     func leaningVotesTurn() {
         // Tied windows (no support) read 50 steps/min until the window centred at 30 s; from

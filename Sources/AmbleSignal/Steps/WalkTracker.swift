@@ -126,6 +126,18 @@ struct WalkTracker: Sendable {
     /// one stride, is a vote for the stride).
     static let longerRepeats: [Double] = [3, 4]
 
+    /// Whether the frame's base period is the followed step's rhythm repeating after three or
+    /// four steps (`longerRepeats`). Its step-or-stride vote is then about that repeat, not
+    /// about the walk: a base of three steps voted "stride" reads a pace 1.5 times slower, one
+    /// of four steps a vote for twice the step. In a slow walk, where the wrist's own movement
+    /// makes the window's longer lags as strong as the step's, such frames turned a walk at
+    /// 60 steps/min to 40 or 30 (`WristWalk`), and a clear one held for two frames was taken as
+    /// a change of pace.
+    static func repeatsFollowedStep(_ frame: RhythmFrame, _ step: Double, tolerance: Double) -> Bool {
+        guard let base = frame.basePeriodSeconds else { return false }
+        return longerRepeats.contains { same(base, step * $0, tolerance: tolerance) }
+    }
+
     /// Seconds of the walks counted so far, from each start to its end.
     private(set) var walkingSeconds = 0.0
     /// Set to record every walk that ends into `walkRecords` (a developer's trace; memory grows).
@@ -263,7 +275,8 @@ struct WalkTracker: Sendable {
         // period: it votes neither step nor stride (washing up's scrubbing, read as a step of a
         // third of the walk's, switched a slow false start to 200 steps/min).
         var otherReading = false
-        if frame.isCandidate, frame.periodicity >= parameters.periodicityToContinue, let reading = frame.stepPeriodSeconds {
+        if frame.isCandidate, frame.periodicity >= parameters.periodicityToContinue, let reading = frame.stepPeriodSeconds,
+           !Self.repeatsFollowedStep(frame, current.stepPeriodSeconds, tolerance: parameters.periodTolerance) {
             let followed = current.stepPeriodSeconds
             let tolerance = parameters.periodTolerance
             let weight = frame.centreSeconds - windowSeconds / 2 < current.startSeconds ? 0 : weight(frame)
