@@ -320,6 +320,27 @@ struct StepStagesTests {
         #expect(cadences.allSatisfy { abs($0 - 60) < 0.5 }, "cadences \(cadences)")
     }
 
+    @Test("a walk whose rhythm fades below the continuing level goes on while its landings fall one step apart")
+    func landingsKeepAWalkGoing() {
+        // A slow walk, 60 steps/min: from 30 to 45 s its windows' rhythm at the followed step is
+        // 0.2 (below `periodicityToContinue`), smeared by uneven steps.
+        func walked(landing: Bool) -> (released: Int, cadences: [Double]) {
+            walk { centre, _ in
+                var f = frame(centre, base: 1.0, periodicity: 0.6, vote: -1)
+                if centre >= 30, centre <= 45 {
+                    f = frame(centre, base: 1.0, periodicity: 0.2, vote: -1, followed: 0.2)
+                    f.heelStrikesOnFollowed = landing
+                }
+                return f
+            }
+        }
+        let landed = walked(landing: true)
+        #expect(abs(landed.released - 60) <= 2, "released \(landed.released) of 60")
+        #expect(landed.cadences.allSatisfy { abs($0 - 60) < 0.5 }, "cadences \(landed.cadences)")
+        // Without landings on its step the walk ends there (and resumes later, counting less).
+        #expect(walked(landing: false).cadences.contains(0))
+    }
+
     @Test("a real majority still turns a walk at once: the second window leaning 0.2 the other way")
     func leaningVotesTurn() {
         // Tied windows (no support) read 50 steps/min until the window centred at 30 s; from

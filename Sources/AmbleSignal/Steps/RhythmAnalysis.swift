@@ -23,6 +23,8 @@ struct RhythmFrame: Sendable, Equatable {
     var recentStrideSeconds: Double? = nil
     /// Whether the heel strikes in the window fall on the step period this frame reads.
     var heelStrikesOnStep = false
+    /// Whether they fall on the step of the walk under way (false when none).
+    var heelStrikesOnFollowed = false
 
     /// The step period this frame reads on its own, seconds.
     var stepPeriodSeconds: Double? {

@@ -258,6 +258,7 @@ public struct StepCounter: Sendable {
             // The pace now: the stride in the newest two blocks (4 s) of |a|.
             magnitudeCorrelation.newestBlocks(Self.paceBlocks, into: &recentR)
             frame.recentStrideSeconds = analysis.stride(near: 2 * followed, in: recentR)
+            frame.heelStrikesOnFollowed = heelStrikes.confirm(stepPeriod: followed, from: time - Double(window) / rate, to: time)
         }
         guard let best else { return frame }
         let period = best.lag / rate

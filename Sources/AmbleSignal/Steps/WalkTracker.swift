@@ -8,8 +8,9 @@
 ///   as many frames as it takes to gather the same evidence, each with heel strikes on its
 ///   step (`gatheredRun`).
 /// - **Continue:** while the periodicity at the rhythm followed (at its period, or half or twice
-///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
-///   over (the walker changed pace by more than the tolerance in one window).
+///   it) stays at least `periodicityToContinue`, or the window's heel strikes fall on its step.
+///   A clear rhythm at an unrelated period takes over (the walker changed pace by more than the
+///   tolerance in one window).
 /// - **Step or stride:** each frame with some rhythm of its own (`periodicityToContinue`) votes;
 ///   the walk follows the majority of its frames, once the votes for the other reading add up
 ///   to more than both its support and `leastVotesToSwitch`.
@@ -268,7 +269,12 @@ struct WalkTracker: Sendable {
 
     private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> Int {
         guard var current = walk else { return 0 }
-        guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue else {
+        // A walk goes on while its rhythm holds, or while its landings still fall one of its
+        // steps apart: a slow walk's window holds only 6-12 steps, and steps that vary by a
+        // tenth or more smear its correlation below the continuing level while each step still
+        // lands (`WristWalk` at 60 steps/min; the Sensor Watch slow walks).
+        guard frame.rmsG >= parameters.noiseFloorG,
+              frame.periodicityAtFollowed >= parameters.periodicityToContinue || frame.heelStrikesOnFollowed else {
             return end(envelope: envelope)
         }
         // A window whose own rhythm is too weak to keep a walk going says nothing about its
