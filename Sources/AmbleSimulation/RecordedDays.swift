@@ -116,8 +116,24 @@ public enum RecordedDays {
         public var stretchSeconds: ClosedRange<Double> = 15 ... 150
         /// Whether non-walking recordings that hold real steps are used (whole, their steps counted).
         public var includesRecordingsWithSteps = true
+        /// The word in the days' names (`pebble__day-25hz-1`).
+        public var kind = "day"
 
         public init() {}
+
+        /// A day at home: 120 bouts of 4-15 steps (across a kitchen, to a door) between 3-30 s
+        /// of other activity, no whole walks, named `...__home-...`. The bouts are cut from
+        /// steady walks, so they are still easier than a home's: no first steps from standing,
+        /// no turns, no shuffling (docs/steps.md, "Mixed days").
+        public static var home: Plan {
+            var plan = Plan()
+            plan.bouts = 120
+            plan.boutSteps = 4 ... 15
+            plan.wholeWalks = 0
+            plan.stretchSeconds = 3 ... 30
+            plan.kind = "home"
+            return plan
+        }
     }
 
     /// Why a day cannot be made.
@@ -206,9 +222,10 @@ public enum RecordedDays {
         return groups
     }
 
-    /// The day's name: the device's prefix, the rate and the day's number (`pebble__day-25hz-1`).
-    public static func name(device: String, rateHz: Double, number: Int) -> String {
-        "\(filePrefix(of: device))day-\(Int(rateHz))hz-\(number)"
+    /// The day's name: the device's prefix, the plan's kind, the rate and the day's number
+    /// (`pebble__day-25hz-1`).
+    public static func name(device: String, rateHz: Double, number: Int, kind: String = "day") -> String {
+        "\(filePrefix(of: device))\(kind)-\(Int(rateHz))hz-\(number)"
     }
 
     /// Makes one day from sources of one device and rate.
@@ -278,7 +295,7 @@ public enum RecordedDays {
             guard group.sources.contains(where: \.isWalk), group.sources.contains(where: { !$0.isWalk }) else { continue }
             for number in 1 ... max(days, 1) where days > 0 {
                 let daySeed = seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(number) &* 1_000_003 &+ UInt64(group.rateHz * 10) &+ UInt64(made.count) << 32
-                made.append((group.device, try make(name: name(device: group.device, rateHz: group.rateHz, number: number),
+                made.append((group.device, try make(name: name(device: group.device, rateHz: group.rateHz, number: number, kind: plan.kind),
                                                     from: group.sources, plan: plan, seed: daySeed)))
             }
         }

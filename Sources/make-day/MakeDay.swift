@@ -48,14 +48,17 @@ struct MakeDay: ParsableCommand {
     @Flag(help: "Leave out the non-walking recordings that hold real steps (by default each is used whole once a day, its steps counted).")
     var withoutRealSteps = false
 
+    @Flag(help: "Days at home instead: 120 bouts of 4-15 steps between 3-30 s of other activity, no whole walks (named ..._home-...; --bouts still sets the count).")
+    var home = false
+
     func validate() throws {
         guard days >= 1 else { throw ValidationError("--days \(days): expected 1 or more") }
         guard bouts >= 1 else { throw ValidationError("--bouts \(bouts): expected 1 or more") }
     }
 
     func run() throws {
-        var plan = RecordedDays.Plan()
-        plan.bouts = bouts
+        var plan = home ? RecordedDays.Plan.home : RecordedDays.Plan()
+        if !home || bouts != 40 { plan.bouts = bouts }
         plan.includesRecordingsWithSteps = !withoutRealSteps
         let made = try RecordedDays.make(days: days, from: RecordedDays.read(folders: folders).compactMap(RecordedDays.Source.init), plan: plan, seed: seed)
         guard !made.isEmpty else { throw ValidationError("no device in \(folders.joined(separator: ", ")) has both walks and non-walking recordings") }

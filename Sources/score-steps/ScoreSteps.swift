@@ -47,6 +47,9 @@ struct ScoreSteps: ParsableCommand {
     @Option(help: "Seed of the mixed days (scripts/make-day --seed).")
     var daySeed: UInt64 = 1
 
+    @Option(help: "Days at home made per device and rate, as scripts/make-day --home makes them: 120 bouts of 4-15 steps between 3-30 s of other activity (0: none).")
+    var homeDays = 3
+
     @Option(name: .customLong("set"), parsing: .singleValue,
             help: ArgumentHelp("A parameter changed throughout, as NAME=VALUE (repeatable).", valueName: "name=value"))
     var settings: [String] = []
@@ -117,7 +120,7 @@ struct ScoreSteps: ParsableCommand {
             try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly)
             return
         }
-        let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly, days: days, daySeed: daySeed)
+        let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly, days: days, homeDays: homeDays, daySeed: daySeed)
         if dumpCounts {
             printCounts(set, parameterSets: [base] + LeaveOneDeviceOut.grid(around: base) + drawnParameters(base))
             return
@@ -164,13 +167,13 @@ struct ScoreSteps: ParsableCommand {
         }
 
         print("")
-        print(pad("device", 14) + pad("walking MAPE", 14) + pad("false/h", 9) + pad("mixed days", 12) + pad("±5 %", 7)
+        print(pad("device", 14) + pad("walking MAPE", 14) + pad("false/h", 9) + pad("mixed days", 12) + pad("home days", 11) + pad("±5 %", 7)
               + pad("LODO MAPE", 11) + pad("LODO f/h", 10) + pad("LODO mixed", 12)
               + pad("moved MAPE", 12) + pad("moved f/h", 10) + pad("moved mixed", 12))
         for device in devices {
             let figures = asSet.byDevice[device]!
             var line = pad(device, 14) + pad(percent(figures.walkingMAPE), 14) + pad(perHour(figures.falseStepsPerHour), 9)
-                + pad(percent(figures.mixedMAPE), 12) + pad(percent(figures.withinFivePercent.map { $0 * 100 }, digits: 0), 7)
+                + pad(percent(figures.mixedMAPE), 12) + pad(percent(figures.homeMAPE), 11) + pad(percent(figures.withinFivePercent.map { $0 * 100 }, digits: 0), 7)
             if let held = lodo[device] {
                 line += pad(percent(held.figures.walkingMAPE), 11) + pad(perHour(held.figures.falseStepsPerHour), 10) + pad(percent(held.figures.mixedMAPE), 12)
             } else {
@@ -184,7 +187,7 @@ struct ScoreSteps: ParsableCommand {
             }
             print(line)
         }
-        print("(mixed days: mean error of each day's total; ±5 %: the share of walks counted within 5 %)")
+        print("(mixed days: mean error of each day's total; home days: the same for days of 4-15-step bouts; ±5 %: the share of walks counted within 5 %)")
         printSpread(set, counts: set.counts(base))
         let threeAxisDevices = devices.filter { $0 != "Sensor Watch" && !$0.hasSuffix("|a|") }
         if !threeAxisDevices.isEmpty {
@@ -260,11 +263,13 @@ func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly:
 }
 
 /// Figures of one device: walking MAPE (%), pooled false steps per hour, the mean error of its
-/// mixed days' totals (%) and the share of its walks counted within 5 % (0-1).
+/// mixed days' totals and of its days at home (%), and the share of its walks counted within
+/// 5 % (0-1).
 struct DeviceFigures {
     var walkingMAPE: Double?
     var falseStepsPerHour: Double?
     var mixedMAPE: Double?
+    var homeMAPE: Double?
     var withinFivePercent: Double?
 }
 
@@ -273,7 +278,7 @@ struct DeviceFigures {
 func printSpread(_ set: LabelledSet, counts: [Int]) {
     let counted = zip(set.recordings, counts).map { (recording: $0, count: $1) }
     print("")
-    print("mixed days (a day's total must be within 15 %): truth, count, error")
+    print("mixed days and days at home (a day's total must be within 15 %): truth, count, error")
     for device in set.devices {
         let days = counted.filter { $0.recording.device == device && $0.recording.label.kind == .mixed }
         guard !days.isEmpty else { continue }
@@ -315,9 +320,11 @@ struct LabelledSet: Sendable {
     /// `magnitudeOnly`: three-axis rows are given as their |a| alone, and their devices named
     /// "... |a|". `days`: mixed days made per device and rate from the walking and non-walking
     /// recordings (`RecordedDays`), appended after them.
-    init(folders: [String], magnitudeOnly: Bool = false, days: Int = 0, daySeed: UInt64 = 1) throws {
+    init(folders: [String], magnitudeOnly: Bool = false, days: Int = 0, homeDays: Int = 0, daySeed: UInt64 = 1) throws {
         let read = try RecordedDays.read(folders: folders)
-        let made = days > 0 ? try RecordedDays.make(days: days, from: read.compactMap(RecordedDays.Source.init), seed: daySeed) : []
+        let sources = read.compactMap(RecordedDays.Source.init)
+        let made = (days > 0 ? try RecordedDays.make(days: days, from: sources, seed: daySeed) : [])
+            + (homeDays > 0 ? try RecordedDays.make(days: homeDays, from: sources, plan: .home, seed: daySeed) : [])
         let all = read + made.map { (label: StepLabel(file: $0.day.name + ".csv", trueSteps: $0.day.trueSteps, kind: .mixed,
                                                           durationSeconds: $0.day.durationSeconds), rows: $0.day.rows) }
         for (label, rows) in all {
@@ -374,16 +381,28 @@ struct LabelledSet: Sendable {
         return out
     }
 
+    /// Whether a recording is a day at home (`RecordedDays.Plan.home`), scored apart from the
+    /// other mixed days.
+    static func isHomeDay(_ recording: Recording) -> Bool { recording.label.kind == .mixed && recording.label.file.contains("__home-") }
+
     func score(_ parameters: StepCounter.Parameters) -> SetFigures {
         let counted = counts(parameters)
-        var scores: [String: StepScore] = [:]
+        var scores: [String: StepScore] = [:], home: [String: StepScore] = [:]
         for (recording, steps) in zip(recordings, counted) {
-            scores[recording.device, default: StepScore()].add(counted: steps, for: recording.label)
+            if Self.isHomeDay(recording) {
+                home[recording.device, default: StepScore()].add(counted: steps, for: recording.label)
+            } else {
+                scores[recording.device, default: StepScore()].add(counted: steps, for: recording.label)
+            }
         }
         return SetFigures(byDevice: scores.mapValues { score in
             DeviceFigures(walkingMAPE: score.walkingMAPEPercent, falseStepsPerHour: score.falseStepsPerHour, mixedMAPE: score.mixedMAPEPercent,
                           withinFivePercent: score.walkingPercentErrors.isEmpty ? nil
                               : Double(score.walkingPercentErrors.filter { $0 <= 5 }.count) / Double(score.walkingPercentErrors.count))
+        }.merging(home.mapValues { DeviceFigures(homeMAPE: $0.mixedMAPEPercent) }) { figures, homeFigures in
+            var merged = figures
+            merged.homeMAPE = homeFigures.homeMAPE
+            return merged
         })
     }
 

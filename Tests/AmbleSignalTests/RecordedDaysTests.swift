@@ -39,6 +39,18 @@ struct RecordedDaysTests {
         #expect(labels == [StepLabel(file: "pebble__day-25hz-1.csv", trueSteps: day.trueSteps, kind: .mixed, durationSeconds: labels[0].durationSeconds)])
     }
 
+    @Test("a day at home: 120 bouts of 4-15 steps, 3-30 s of other activity between them, no whole walks")
+    func home() throws {
+        let made = try RecordedDays.make(days: 1, from: Self.sources, plan: .home, seed: 3)
+        #expect(made.map(\.day.name) == ["pebble__home-25hz-1"])
+        let pieces = made[0].day.pieces
+        let bouts = pieces.filter { $0.kind == .bout }
+        #expect(bouts.count == 120 && !pieces.contains { $0.kind == .walk })
+        #expect(bouts.allSatisfy { $0.trueSteps >= 4 - 1 && $0.trueSteps <= 15 + 1 }, "\(bouts.map(\.trueSteps))")
+        let between = pieces.filter { $0.kind == .nonWalking && $0.trueSteps == 0 }
+        #expect(between.allSatisfy { $0.sourceEndSeconds - $0.sourceStartSeconds <= 30 + 0.1 })
+    }
+
     @Test("the same seed makes the same day; another seed another")
     func deterministic() throws {
         let a = try RecordedDays.make(name: "d", from: Self.sources, seed: 3)
