@@ -341,6 +341,20 @@ struct StepStagesTests {
         #expect(walked(landing: false).cadences.contains(0))
     }
 
+    @Test("landings alone do not keep going a rhythm that has not yet made a walk's shortest count")
+    func landingsNeedAWalk() {
+        // Two clear windows start a walk (60 steps/min) at 13-14 s; from 15 s its rhythm is gone
+        // (0.2) while impulses keep falling one step apart, as a hand scrubbing makes them. The
+        // walk holds a few steps when its rhythm fades: it ends there, below `minimumWalkSteps`.
+        let (released, _) = walk { centre, _ in
+            guard centre > 14 else { return frame(centre, base: 1.0, periodicity: 0.8, vote: -1) }
+            var f = frame(centre, base: 1.0, periodicity: 0.2, vote: -1, followed: 0.2)
+            f.heelStrikesOnFollowed = true
+            return f
+        }
+        #expect(released == 0, "released \(released)")
+    }
+
     @Test("a real majority still turns a walk at once: the second window leaning 0.2 the other way")
     func leaningVotesTurn() {
         // Tied windows (no support) read 50 steps/min until the window centred at 30 s; from

@@ -269,12 +269,15 @@ struct WalkTracker: Sendable {
 
     private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> Int {
         guard var current = walk else { return 0 }
-        // A walk goes on while its rhythm holds, or while its landings still fall one of its
-        // steps apart: a slow walk's window holds only 6-12 steps, and steps that vary by a
-        // tenth or more smear its correlation below the continuing level while each step still
-        // lands (`WristWalk` at 60 steps/min; the Sensor Watch slow walks).
+        // A walk goes on while its rhythm holds, or, once it holds the shortest walk's steps,
+        // while its landings still fall one of its steps apart: a slow walk's window holds only
+        // 6-12 steps, and steps that vary by a tenth or more smear its correlation below the
+        // continuing level while each step still lands (`WristWalk` at 60 steps/min; the Sensor
+        // Watch slow walks). A rhythm that has not yet made a walk (a hand scrubbing at 3.5 Hz,
+        // whose impulses fall one brisk step apart as readily as landings) must hold on its own.
+        let landing = frame.heelStrikesOnFollowed && current.steps >= parameters.minimumWalkSteps
         guard frame.rmsG >= parameters.noiseFloorG,
-              frame.periodicityAtFollowed >= parameters.periodicityToContinue || frame.heelStrikesOnFollowed else {
+              frame.periodicityAtFollowed >= parameters.periodicityToContinue || landing else {
             return end(envelope: envelope)
         }
         // A window whose own rhythm is too weak to keep a walk going says nothing about its
