@@ -92,6 +92,30 @@ struct StepStagesTests {
         }
     }
 
+    @Test("the median is taken over the blocks that move: a bout's rhythm is not judged by the still seconds around it")
+    func stillBlocksLeftOut() {
+        // Ten blocks of 25 samples (1-s blocks at 25 Hz: two stretches of 12.5 rounded to 12 and
+        // 13 would not be whole, so 5 x 5). The newest three blocks hold a rhythm of 10 samples,
+        // the two before them sensor noise (0.005 against 0.1).
+        var correlation = RunningAutocorrelation(channels: 1, maximumLag: 12, stretchesPerBlock: 5, stretchLength: 5)
+        var random = SeededRandom(seed: 3)
+        for n in 0 ..< 125 {
+            let walking = n >= 50
+            let v = walking ? 0.1 * Double.sin(2 * Double.pi * Double(n) / 10) : random.gaussian(standardDeviation: 0.005)
+            correlation.append(SIMD4(v, 0, 0, 0))
+        }
+        #expect(correlation.completedStretchNow && correlation.isFull)
+        let moving = correlation.movingBlocks(energyPerSampleAtLeast: 0.02 * 0.02)
+        #expect(moving == 0b00111, "blocks moving: \(String(moving, radix: 2))")
+        var all = [Double](repeating: 0, count: 13), movingOnly = all
+        correlation.normalized(into: &all)
+        correlation.normalized(into: &movingOnly, moving: moving)
+        #expect(movingOnly[10] > 0.9, "at the rhythm's period: \(movingOnly[10])")
+        // Of five, the median is the walking block whose lagged copy reaches into the still
+        // seconds (the third value of five is the lowest of the three walking blocks').
+        #expect(all[10] < 0.85, "with the still blocks in the median: \(all[10])")
+    }
+
     @Test("the median of five, in every order")
     func medianOfFive() {
         var random = SeededRandom(seed: 2)

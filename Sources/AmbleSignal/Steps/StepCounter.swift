@@ -241,8 +241,15 @@ public struct StepCounter: Sendable {
     private mutating func measureRhythm(atSeconds time: Double) -> RhythmFrame {
         let rate = Self.rateHz
         let axes = signal.hasAxes
-        magnitudeCorrelation.normalized(into: &magnitudeR)
-        vectorCorrelation.normalized(into: &vectorR)
+        // The blocks in which the wrist moves make the median: a still block's RMS is at the
+        // sensors' noise (half the noise floor). Not while the window holds the stream's first
+        // seconds: the clipping limit rises from its floor (twice 0.01 g) over its time constant,
+        // and a block of them would look still.
+        let settled = Double(magnitudeCorrelation.completedStretches) * hopSeconds >= parameters.windowSeconds + parameters.clipTimeConstantSeconds
+        let moving = settled ? magnitudeCorrelation.movingBlocks(energyPerSampleAtLeast: parameters.noiseFloorG * parameters.noiseFloorG / 4)
+            : (1 << RunningAutocorrelation.blocks) - 1
+        magnitudeCorrelation.normalized(into: &magnitudeR, moving: moving)
+        vectorCorrelation.normalized(into: &vectorR, moving: moving)
         let magnitudeEnergy = magnitudeCorrelation.windowEnergy
         let rms = (magnitudeEnergy / Double(window)).squareRoot()
 
