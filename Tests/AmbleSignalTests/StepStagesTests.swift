@@ -344,6 +344,26 @@ struct StepStagesTests {
         #expect(cadences.allSatisfy { abs($0 - 60) < 0.5 }, "cadences \(cadences)")
     }
 
+    @Test("a clear new rhythm held for two windows is a new pace, unless its period is longer than any step")
+    func newPaceHeld() {
+        // A walk at 130 steps/min (step 0.46 s) whose windows from 30 to 40 s read a clear repeat
+        // of five steps (2.3 s, a gesture every few seconds on top of the walk): beyond the
+        // longest step, read as a stride only because no step is that long. The pace stays.
+        let gestures = walk { centre, _ in
+            centre >= 30 && centre <= 40 ? frame(centre, base: 2.3, periodicity: 0.8, vote: 1)
+                : frame(centre, base: 0.46, periodicity: 0.7, vote: -1)
+        }
+        #expect(gestures.cadences.allSatisfy { abs($0 - 130) < 1 }, "cadences \(gestures.cadences)")
+        // A walk at 45 steps/min (step 1.33 s) that speeds up to 76 at 40 s: its windows read
+        // the new step (0.79 s) clearly; two of them make it the pace.
+        let faster = walk { centre, _ in
+            centre >= 40 ? frame(centre, base: 0.79, periodicity: 0.9, vote: -0.05)
+                : frame(centre, base: 1.33, periodicity: 0.8, vote: -1)
+        }
+        #expect(abs(faster.cadences[(41 - 26)] - 76) < 1, "at 41 s: \(faster.cadences[(41 - 26)])")
+        #expect(faster.cadences[..<(40 - 26)].allSatisfy { abs($0 - 45) < 1 }, "before 40 s: \(faster.cadences)")
+    }
+
     @Test("a walk whose rhythm fades below the continuing level goes on while its landings fall one step apart")
     func landingsKeepAWalkGoing() {
         // A slow walk, 60 steps/min: from 30 to 45 s its windows' rhythm at the followed step is

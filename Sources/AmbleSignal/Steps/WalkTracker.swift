@@ -309,10 +309,12 @@ struct WalkTracker: Sendable {
                 // A clear new rhythm that the last few seconds show too, or that holds as long as
                 // a walk's start must (the last seconds' pace is searched only within 30 % of the
                 // walk's: 45 -> 76 steps/min is beyond it): the walker changed pace by more than
-                // the tolerance.
+                // the tolerance. A period longer than any step counts toward holding only with
+                // the last seconds' stride beside it: alone it can only be called a stride, and a
+                // repeat that long is as often the arm's gesture every few seconds as a new pace.
                 let held = current.otherRhythm.map { Self.same($0.stepPeriodSeconds, reading, tolerance: tolerance) ? $0.frames + 1 : 1 } ?? 1
                 current.otherRhythm = (reading, held)
-                if held >= confirmFrames || frame.recentStrideSeconds.map({ Self.same($0 / 2, reading, tolerance: tolerance) }) == true {
+                if (held >= confirmFrames && !isLongerThanAnyStep(frame)) || frame.recentStrideSeconds.map({ Self.same($0 / 2, reading, tolerance: tolerance) }) == true {
                     current = Self.switched(current, to: reading, votes: weight, rereading: false)
                 }
                 otherReading = true
@@ -364,8 +366,13 @@ struct WalkTracker: Sendable {
     /// and nothing when its period is longer than any step (there it can only call the period a
     /// stride, and such a long repeat is as often two strides as one).
     private func weight(_ frame: RhythmFrame) -> Double {
-        if frame.strideVote > 0, (frame.basePeriodSeconds ?? 0) >= 60 / parameters.slowestCadenceStepsPerMinute { return 0 }
+        if isLongerThanAnyStep(frame) { return 0 }
         return Swift.min(1, abs(frame.strideVote))
+    }
+
+    /// Whether a frame reads a stride whose period is longer than any step: it can only call it a stride.
+    private func isLongerThanAnyStep(_ frame: RhythmFrame) -> Bool {
+        frame.strideVote > 0 && (frame.basePeriodSeconds ?? 0) >= 60 / parameters.slowestCadenceStepsPerMinute
     }
 
     // MARK: End and release
