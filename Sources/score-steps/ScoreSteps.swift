@@ -78,6 +78,18 @@ struct ScoreSteps: ParsableCommand {
     @Flag(help: "Print the synthetic mindful walks (35-60 steps/min, WristWalk) with the cadence the counter reads for each, and stop.")
     var syntheticSlow = false
 
+    @Flag(help: "With --synthetic-slow: the verdicts per cadence without context and with the band's mindful-walk context expecting 0.8, 1 and 1.2 x each walk's true cadence; without it: the development walks so (walking MAPE per device, Sensor Watch's slow clips apart) and the non-walking recordings' false steps per hour with the context expecting --expected steps/min.")
+    var mindfulContext = false
+
+    @Option(help: "With --mindful-context --synthetic-slow: list the cases not ok at this share (0.8, 1, 1.2).")
+    var detail: Double?
+
+    @Flag(help: "With --mindful-context: each walk's true cadence is its true steps over the walking time the context-free counter found in it, not over the recording's length (which holds standing too).")
+    var cadenceFromWalkingTime = false
+
+    @Option(help: "With --mindful-context: the expected cadence, steps/min, on the non-walking recordings (and with --trace, on the one traced).")
+    var expected = 50.0
+
     @Flag(help: "Print the wrist's statistics per cadence on the development walks beside the wrist-walking model's (WristWalk), and stop.")
     var wristModel = false
 
@@ -108,6 +120,21 @@ struct ScoreSteps: ParsableCommand {
             for named in StepCounter.Parameters.all { print("\(named.name) = \(format(base[keyPath: named.keyPath]))") }
             return
         }
+        if let trace, syntheticSlow {
+            // A synthetic mindful walk by its description, with the context at --detail x its cadence.
+            guard let mindful = WristWalk.mindfulCadences.flatMap(WristWalk.mindfulCases(at:)).first(where: { $0.description == trace }) else {
+                throw ValidationError("--trace with --synthetic-slow: no synthetic mindful walk is called \"\(trace)\"")
+            }
+            let samples = mindful.recording.rows.map {
+                AccelerationSample(timeSeconds: $0.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG, isMagnitudeOnly: mindful.magnitudeOnly)
+            }
+            printTrace(samples, parameters: base, context: detail.map { .mindfulWalk(expectedStepsPerMinute: $0 * mindful.cadenceStepsPerMinute) })
+            return
+        }
+        if syntheticSlow, mindfulContext {
+            SyntheticSlow.runWithContext(parameters: base, detailShare: detail)
+            return
+        }
         if syntheticSlow {
             SyntheticSlow.run(parameters: base)
             return
@@ -117,7 +144,13 @@ struct ScoreSteps: ParsableCommand {
             return
         }
         if let trace {
-            try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly)
+            try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly,
+                           context: mindfulContext ? .mindfulWalk(expectedStepsPerMinute: expected) : nil)
+            return
+        }
+        if mindfulContext {
+            try MindfulContextScore.run(set: LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly), parameters: base, expected: expected,
+                                         walkingTime: cadenceFromWalkingTime)
             return
         }
         let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly, days: days, homeDays: homeDays, daySeed: daySeed)
@@ -243,13 +276,21 @@ func printCounts(_ set: LabelledSet, parameterSets: [StepCounter.Parameters]) {
 }
 
 /// One recording's windows, as the counter saw them (`--trace`).
-func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly: Bool) throws {
-    var counter = StepCounter(parameters: parameters)
-    counter.recordsFrames = true
+func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly: Bool, context: StepCounter.Context? = nil) throws {
+    var samples: [AccelerationSample] = []
     try AccelerationRecording(path: path).forEachRow { row in
         let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG)
-        _ = counter.process(magnitudeOnly ? sample.magnitudeOnly : sample)
+        samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
     }
+    printTrace(samples, parameters: parameters, context: context)
+}
+
+/// The windows of `samples`, as the counter saw them.
+func printTrace(_ samples: [AccelerationSample], parameters: StepCounter.Parameters, context: StepCounter.Context?) {
+    var counter = StepCounter(parameters: parameters)
+    counter.context = context
+    counter.recordsFrames = true
+    for sample in samples { _ = counter.process(sample) }
     _ = counter.finish()
     print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  on_step  at_followed  followed_step_s  cadence  steps")
     for r in counter.frameRecords {
@@ -353,13 +394,15 @@ struct LabelledSet: Sendable {
     }
 
     /// Each recording's count and walking seconds, as `counts`.
-    func results(_ parameters: StepCounter.Parameters) -> [(steps: Int, walkingSeconds: Double)] {
+    func results(_ parameters: StepCounter.Parameters, context: (@Sendable (Recording) -> StepCounter.Context?)? = nil)
+        -> [(steps: Int, walkingSeconds: Double)] {
         let results = UnsafeMutableBufferPointer<(steps: Int, walkingSeconds: Double)>.allocate(capacity: recordings.count)
         defer { results.deallocate() }
         let recordings = self.recordings
         nonisolated(unsafe) let output = results
         DispatchQueue.concurrentPerform(iterations: recordings.count) { i in
             var counter = StepCounter(parameters: parameters)
+            counter.context = context?(recordings[i])
             for sample in recordings[i].samples { _ = counter.process(sample) }
             _ = counter.finish()
             output[i] = (counter.totalSteps, counter.walkingSeconds)

@@ -63,6 +63,12 @@ public struct StepCounter: Sendable {
     static let envelopeSeconds = 20.0
 
     public let parameters: Parameters
+    /// What the band knows of the wearer's activity that the signal cannot tell (nil: nothing,
+    /// the counter as it always ran). Set when a mindful walk starts, cleared when it ends; it
+    /// acts from the next analysis window (`Context`).
+    public var context: Context? {
+        didSet { tracker.context = context }
+    }
     public private(set) var totalSteps = 0
     /// Steps per minute of the walk under way, updated once per second; 0 when not walking.
     public private(set) var cadenceStepsPerMinute: Double = 0
@@ -171,9 +177,11 @@ public struct StepCounter: Sendable {
     /// cadence the band would compare with the limit: the published value once per second of
     /// sample time, while a walk is under way. A developer's measurement (`score-steps`, the
     /// development-set tests).
-    @_spi(Diagnostics) public static func countWithCadence(_ samples: some Sequence<AccelerationSample>, parameters: Parameters = .standard)
+    @_spi(Diagnostics) public static func countWithCadence(_ samples: some Sequence<AccelerationSample>, parameters: Parameters = .standard,
+                                                           context: Context? = nil)
         -> (steps: Int, cadences: [Double], walkingSeconds: Double) {
         var counter = StepCounter(parameters: parameters)
+        counter.context = context
         var cadences: [Double] = []
         var nextSecond: Double?
         for sample in samples {
@@ -276,7 +284,8 @@ public struct StepCounter: Sendable {
         let windowStart = time - Double(window) / rate
         if axes {
             // The vote does not take them: only the reading it chooses is confirmed.
-            frame.strideVote = analysis.strideVote(period: period, vector: vectorR, magnitudeSpectrumRatio: nil, rmsG: rms)
+            frame.strideVote = analysis.strideVote(period: period, vector: vectorR, magnitudeSpectrumRatio: nil, rmsG: rms,
+                                                   expectedStepsPerMinute: context?.expectedStepsPerMinute)
             let step = frame.strideVote > 0 ? period / 2 : period
             frame.heelStrikesOnStep = heelStrikes.confirm(stepPeriod: step, from: windowStart, to: time)
         } else {
@@ -284,7 +293,8 @@ public struct StepCounter: Sendable {
             let onHalf = heelStrikes.confirm(stepPeriod: period / 2, from: windowStart, to: time)
             let heelEvidence = onHalf == onBase ? 0.0 : (onHalf ? 1 : -1)
             frame.strideVote = analysis.strideVote(period: period, vector: nil, magnitudeSpectrumRatio: spectrumRatio(period: period),
-                                                   rmsG: rms, heelStrikeEvidence: heelEvidence)
+                                                   rmsG: rms, heelStrikeEvidence: heelEvidence,
+                                                   expectedStepsPerMinute: context?.expectedStepsPerMinute)
             frame.heelStrikesOnStep = frame.strideVote > 0 ? onHalf : onBase
         }
         let vertical = axes ? magnitudeEnergy / Swift.max(vectorCorrelation.windowEnergy, 1e-12) : 1

@@ -40,6 +40,8 @@ struct WalkTracker: Sendable {
     }
 
     private let parameters: StepCounter.Parameters
+    /// What the band knows of the activity (`StepCounter.Context`); nil: nothing.
+    var context: StepCounter.Context?
     private let hopSeconds: Double
     private let windowSeconds: Double
     private let confirmFrames: Int
@@ -220,8 +222,19 @@ struct WalkTracker: Sendable {
     }
 
     private func clearLevel(stepPeriod: Double) -> Double {
-        60 / stepPeriod < parameters.clearRhythmBelowStepsPerMinute ? parameters.periodicityToStartSlowWalk : parameters.periodicityToStart
+        // During a mindful walk walking is presumed, and a slow rhythm is what is expected, not
+        // a car's or a chair's: the presumption weighs as much as landings do (half the way from
+        // continuing to starting, `unlandedMargin`). Not more: a start at the continuing level
+        // counted desks and dressing as walks (300-560 false steps per hour against 100 here;
+        // docs/steps-history.md).
+        if context != nil { return parameters.periodicityToStart - unlandedMargin }
+        return 60 / stepPeriod < parameters.clearRhythmBelowStepsPerMinute ? parameters.periodicityToStartSlowWalk : parameters.periodicityToStart
     }
+
+    /// A walk shows a rhythm and landings one step apart; a rhythm without them is as often a
+    /// hand's or a vehicle's, and must be clearer: by half the way from continuing to starting
+    /// (a steering wheel's and a desk's rhythms stay just below the start level).
+    private var unlandedMargin: Double { (parameters.periodicityToStart - parameters.periodicityToContinue) / 2 }
 
     /// The newest `confirmFrames` frames when they agree on a base period and each shows a
     /// clear rhythm; and the step period they read.
@@ -234,11 +247,7 @@ struct WalkTracker: Sendable {
         let votes = run.reduce(0.0) { $0 + $1.strideVote }
         let stepPeriod = votes > 0 ? median / 2 : median
         let clear = clearLevel(stepPeriod: stepPeriod)
-        // A walk shows a rhythm and landings one step apart; a rhythm without them is as often a
-        // hand's or a vehicle's, and must be clearer: by half the way from continuing to
-        // starting (a steering wheel's and a desk's rhythms stay just below the start level).
-        let unlanded = (parameters.periodicityToStart - parameters.periodicityToContinue) / 2
-        guard run.allSatisfy({ $0.periodicity >= clear + ($0.heelStrikesOnStep ? 0 : unlanded) }) else { return nil }
+        guard run.allSatisfy({ $0.periodicity >= clear + ($0.heelStrikesOnStep ? 0 : unlandedMargin) }) else { return nil }
         return (run, stepPeriod)
     }
 
@@ -260,7 +269,9 @@ struct WalkTracker: Sendable {
             let steps = run.map { $0.stepPeriodSeconds! }.sorted()
             let median = steps[steps.count / 2]
             guard steps.allSatisfy({ Self.same($0, median, tolerance: parameters.periodTolerance) }) else { return nil }
-            if evidence >= Double(confirmFrames) * (clearLevel(stepPeriod: median) - floor) - 1e-9 { return (run, median) }
+            // (During a mindful walk the run must still hold as long as a clear start's.)
+            if evidence >= Double(confirmFrames) * (clearLevel(stepPeriod: median) - floor) - 1e-9,
+               context == nil || n >= confirmFrames { return (run, median) }
         }
         return nil
     }
