@@ -1,4 +1,5 @@
 import AmbleDrivers
+import AmbleModel
 import AmbleSignal
 import AmbleStateMachines
 
@@ -121,14 +122,21 @@ struct SignalPipeline {
     }
 
     /// The steps the counter still holds (it releases steps once they are certain, about 10 s
-    /// late): a session's last steps, taken when it ends.
+    /// late): a session's last steps, taken when it ends. The session's context goes with it.
     mutating func finishSteps() -> Int {
-        stepCounter.finish()
+        let steps = stepCounter.finish()
+        stepCounter.context = nil
+        return steps
     }
 
-    /// A session begins: the resting heart-rate variability is measured afresh.
-    mutating func sessionBegan() {
+    /// A session begins: the resting heart-rate variability is measured afresh. During a mindful
+    /// walk the counter knows the wearer means to walk, at about the walk's limit
+    /// (`StepCounter.Context`). A calibration walks at the wearer's normal pace, which the
+    /// counter's typical cadence already expects.
+    mutating func sessionBegan(_ kind: SessionKind, parameters: SessionParameters) {
         heartRate.restartVariability()
+        stepCounter.context = kind == .mindfulWalk
+            ? parameters.limitCadenceStepsPerMinute.map { .mindfulWalk(expectedStepsPerMinute: $0) } : nil
     }
 }
 

@@ -60,6 +60,8 @@ struct WalkTracker: Sendable {
         var support: Double
         var votesForDouble = 0.0
         var votesForHalf = 0.0
+        /// The step period the support and votes were gathered at (see `follow`).
+        var votedPeriodSeconds: Double
         /// Start of the walk, seconds; steps accrued from it up to `countedThroughSeconds`.
         var startSeconds: Double
         var countedThroughSeconds: Double
@@ -215,7 +217,7 @@ struct WalkTracker: Sendable {
                 start = previous.resumeFromSeconds
             }
         }
-        var walk = Walk(stepPeriodSeconds: stepPeriod, support: support, startSeconds: start,
+        var walk = Walk(stepPeriodSeconds: stepPeriod, support: support, votedPeriodSeconds: stepPeriod, startSeconds: start,
                         countedThroughSeconds: start, releasedThroughSeconds: start, lastCentreSeconds: last)
         walk.accrue(through: last + hopSeconds / 2)
         return walk
@@ -348,6 +350,16 @@ struct WalkTracker: Sendable {
             // changed pace; follow it.
             current.stepPeriodSeconds = recent
         }
+        if context != nil, !Self.same(current.stepPeriodSeconds, current.votedPeriodSeconds, tolerance: parameters.periodTolerance) {
+            // The pace changed, step by step, beyond the tolerance: the frames that voted at the
+            // old pace say nothing of whether the new period is a step or a stride. During a
+            // mindful walk the expected cadence makes their votes sure, and a surge's votes held
+            // the walk at twice its pace once it slowed again (45 -> 76 -> 45 steps/min).
+            current.support = 0
+            current.votesForDouble = 0
+            current.votesForHalf = 0
+            current.votedPeriodSeconds = current.stepPeriodSeconds
+        }
         current.accrue(through: frame.centreSeconds + hopSeconds / 2)
         current.lastCentreSeconds = frame.centreSeconds
         walk = current
@@ -367,6 +379,7 @@ struct WalkTracker: Sendable {
         next.recentStepPeriodSeconds = rereading ? walk.recentStepPeriodSeconds.map { $0 * stepPeriod / walk.stepPeriodSeconds } : nil
         next.stepPeriodSeconds = stepPeriod
         next.support = votes
+        next.votedPeriodSeconds = stepPeriod
         next.votesForDouble = 0
         next.votesForHalf = 0
         next.otherRhythm = nil
