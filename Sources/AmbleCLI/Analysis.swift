@@ -36,9 +36,12 @@ struct StepAnalysis {
         }
     }
 
-    static func run(recording: AccelerationRecording, gait: GaitModel = defaultGait,
+    /// `context`: what the band knows during the recording (a mindful walk's, as
+    /// `--mindful-walk-limit` gives it); nil, the counter as it runs outside one.
+    static func run(recording: AccelerationRecording, gait: GaitModel = defaultGait, context: StepCounter.Context? = nil,
                     trace: ((Release) -> Void)? = nil) throws -> StepAnalysis {
         var counter = StepCounter()
+        counter.context = context
         var first: Double?
         var last = 0.0
         var nextSecond = 0.0
