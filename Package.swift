@@ -125,7 +125,13 @@ let package = Package(
         /// The step counter's figures per device on labelled recordings, leave-one-device-out
         /// and with its parameters moved (scripts/score-steps); a developer's measurement, not a test.
         .executableTarget(name: "score-steps", dependencies: [
-            "AmbleSignal", "AmbleRecordings",
+            "AmbleSignal", "AmbleRecordings", "AmbleSimulation",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        /// Synthetic days of short walking bouts cut from labelled recordings (scripts/make-day);
+        /// a developer's tool, its days written outside the repository.
+        .executableTarget(name: "make-day", dependencies: [
+            "AmbleSimulation", "AmbleRecordings",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// The sync link's costs (scripts/bench-sync): session data size, a throttled serial line,

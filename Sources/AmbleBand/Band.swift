@@ -326,7 +326,7 @@ public final class Band {
             case .show(let next):
                 practice.show(next)
             case .beginSession(let kind, let start, let parameters):
-                signals.sessionBegan()
+                signals.sessionBegan(kind, parameters: parameters)
                 recorder.begin(kind: kind, startUnixSeconds: start, parameters: parameters)
                 sessionStartSeconds = now
                 if practice.machine.values.rawCaptureConsent { startRawCapture() }

@@ -56,18 +56,21 @@ struct StepAnalysis {
 
     /// Counts the steps of a recording, as the band would have. Throws at a malformed line,
     /// and at the end when the samples' median interval is outside `supportedRatesHz`.
-    static func run(recording: AccelerationRecording, gait: GaitModel = defaultGait,
+    /// `context`: what the band knows during the recording (a mindful walk's, as
+    /// `--mindful-walk-limit` gives it); nil, the counter as it runs outside one.
+    static func run(recording: AccelerationRecording, gait: GaitModel = defaultGait, context: StepCounter.Context? = nil,
                     trace: ((Release) -> Void)? = nil) throws -> StepAnalysis {
-        let result = try count(recording: recording, gait: gait, trace: trace)
+        let result = try count(recording: recording, gait: gait, context: context, trace: trace)
         try checkRate(medianIntervalSeconds: result.medianIntervalSeconds, file: recording.name)
         return result
     }
 
     /// `run` without the check of the rate.
-    static func count(recording: AccelerationRecording, gait: GaitModel = defaultGait,
+    static func count(recording: AccelerationRecording, gait: GaitModel = defaultGait, context: StepCounter.Context? = nil,
                       trace: ((Release) -> Void)? = nil) throws -> StepAnalysis {
         var counter = StepCounter()
         var intervals = SampleIntervals()
+        counter.context = context
         var first: Double?
         var last = 0.0
         var seconds = SampleSeconds()

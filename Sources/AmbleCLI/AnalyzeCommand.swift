@@ -42,23 +42,32 @@ struct AnalyzeStepsCommand: ParsableCommand {
     @Option(name: .customLong("step-length-m"), help: "Calibrated step length in metres (replaces the height-based default).")
     var stepLengthMeters: Double?
 
+    @Option(name: .customLong("mindful-walk-limit"), help: ArgumentHelp(
+        "Count as the band counts during a mindful walk whose limit is this many steps/min.",
+        discussion: "The counter then presumes walking and expects a pace near the limit (docs/steps.md, \"The mindful walk's context\")."))
+    var mindfulWalkLimit: Double?
+
     func validate() throws {
         guard !(json && trace) else { throw ValidationError("--json and --trace print different things; choose one") }
         guard (100 ... 230).contains(heightCentimeters) else { throw ValidationError("--height-cm must be between 100 and 230") }
         guard (25 ... 250).contains(weightKilograms) else { throw ValidationError("--weight-kg must be between 25 and 250") }
         if let length = stepLengthMeters, !(0.2 ... 1.2).contains(length) { throw ValidationError("--step-length-m must be between 0.2 and 1.2") }
+        if let limit = mindfulWalkLimit, !(30 ... 200).contains(limit) {
+            throw ValidationError("--mindful-walk-limit must be between 30 and 200 steps/min (the counter's cadence range)")
+        }
     }
 
     func run() throws {
         let gait = GaitModel(heightMeters: heightCentimeters / 100, weightKilograms: weightKilograms, calibratedStepLengthMeters: stepLengthMeters)
         let recording = RecordingInput.acceleration(file)
+        let context = mindfulWalkLimit.map { StepCounter.Context.mindfulWalk(expectedStepsPerMinute: $0) }
         if trace {
             try StepAnalysis.checkRate(of: recording)
             print(StepAnalysis.Release.csvHeader)
-            _ = try StepAnalysis.run(recording: recording, gait: gait) { print($0.csv) }
+            _ = try StepAnalysis.run(recording: recording, gait: gait, context: context) { print($0.csv) }
             return
         }
-        let result = try StepAnalysis.run(recording: recording, gait: gait)
+        let result = try StepAnalysis.run(recording: recording, gait: gait, context: context)
         if json {
             print(result.json)
         } else {

@@ -84,22 +84,33 @@ public enum SyntheticActivities {
         public var durationSeconds: Double
 
         /// The recording in the steps CSV format (`time_s,x_g,y_g,z_g`).
-        public var csv: String {
-            var text = "time_s,x_g,y_g,z_g\n"
-            text.reserveCapacity(rows.count * 36)
-            for row in rows {
-                text += fixed(row.timeSeconds, 4) + "," + fixed(row.xG, 5) + "," + fixed(row.yG, 5) + "," + fixed(row.zG, 5) + "\n"
-            }
-            return text
+        public var csv: String { SyntheticActivities.csv(rows) }
+    }
+
+    /// Rows in the steps CSV format (`time_s,x_g,y_g,z_g`).
+    public static func csv(_ rows: [AccelerationRow]) -> String {
+        var text = "time_s,x_g,y_g,z_g\n"
+        text.reserveCapacity(rows.count * 36)
+        for row in rows {
+            text += fixed(row.timeSeconds, 4) + "," + fixed(row.xG, 5) + "," + fixed(row.yG, 5) + "," + fixed(row.zG, 5) + "\n"
         }
+        return text
     }
 
     /// Renders `segments` one after the other, sampled as `sampling` says.
     public static func render(_ segments: [Segment], sampling: SamplingPlan, seed: UInt64) -> Recording {
         var renderer = Renderer(segments: segments, seed: seed)
+        let duration = segments.reduce(0) { $0 + $1.seconds }
+        let rows = sample(seconds: duration, sampling: sampling, seed: seed) { renderer.acceleration(at: $0) }
+        return Recording(rows: rows, trueSteps: renderer.stepsTaken(until: duration), durationSeconds: duration)
+    }
+
+    /// Samples `acceleration` (g, called in time order) over `seconds` as `sampling` says:
+    /// jittered times, dropped samples, gaps, |a| alone, gain.
+    public static func sample(seconds duration: Double, sampling: SamplingPlan, seed: UInt64,
+                              _ acceleration: (Double) -> (x: Double, y: Double, z: Double)) -> [AccelerationRow] {
         var random = SeededRandom(seed: seed ^ 0x5A5A_0000_1234)
         let period = 1 / sampling.rateHz
-        let duration = segments.reduce(0) { $0 + $1.seconds }
         var rows: [AccelerationRow] = []
         rows.reserveCapacity(Int(duration * sampling.rateHz) + 1)
         var gapUntil = -1.0
@@ -116,7 +127,7 @@ public enum SyntheticActivities {
             }
             if t < gapUntil || random.unit() < sampling.dropProbability || t <= lastTime { continue }
             lastTime = t
-            let a = renderer.acceleration(at: t)
+            let a = acceleration(t)
             let g = sampling.gain
             if sampling.magnitudeOnly {
                 let m = (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot()
@@ -125,7 +136,7 @@ public enum SyntheticActivities {
                 rows.append(AccelerationRow(timeSeconds: t, xG: a.x * g, yG: a.y * g, zG: a.z * g))
             }
         }
-        return Recording(rows: rows, trueSteps: renderer.stepsTaken(until: duration), durationSeconds: duration)
+        return rows
     }
 }
 

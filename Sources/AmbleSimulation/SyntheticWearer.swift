@@ -208,7 +208,7 @@ public final class SyntheticWearer: AccelerationSource, PPGSource {
     // MARK: Orientation
 
     /// A rotation about a random axis by a random angle: how this wearer wears the band.
-    private static func rotation(random: inout SeededRandom) -> [[Double]] {
+    static func rotation(random: inout SeededRandom) -> [[Double]] {
         var axis = (random.gaussian(), random.gaussian(), random.gaussian())
         let norm = max(1e-9, (axis.0 * axis.0 + axis.1 * axis.1 + axis.2 * axis.2).squareRoot())
         axis = (axis.0 / norm, axis.1 / norm, axis.2 / norm)

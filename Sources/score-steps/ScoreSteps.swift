@@ -1,10 +1,12 @@
 // score-steps: the step counter's figures on labelled recordings, per device, as Amble is
-// judged (walking MAPE, false steps per hour), with leave-one-device-out and with every
+// judged (walking MAPE, false steps per hour), on days made from them (RecordedDays: a day's
+// total), the walks' spread (within ±5 %, the worst five), with leave-one-device-out and with every
 // parameter moved at random (scripts/score-steps, docs/steps.md). A developer's measurement,
 // not a test; nothing is written.
 
 import AmbleRecordings
 @_spi(Diagnostics) import AmbleSignal
+import AmbleSimulation
 import ArgumentParser
 import Dispatch
 
@@ -20,7 +22,10 @@ struct ScoreSteps: ParsableCommand {
             (pooled over its non-walking recordings), then the same with the parameters chosen \
             without that device (leave-one-device-out: a grid over the start, continue and edge \
             thresholds scored on the other devices), then the mean over DRAWS draws with every \
-            parameter moved at random by up to SPREAD.
+            parameter moved at random by up to SPREAD. Mixed days: DAYS days per device and rate \
+            made from the same recordings as scripts/make-day makes them (bouts of 4-60 steps \
+            between stretches of non-walking recordings), each scored by the error of its total \
+            (within 15 % needed); recordings labelled mixed in the folders are scored so too.
             """)
 
     @Option(name: .customLong("data"), parsing: .singleValue,
@@ -35,6 +40,15 @@ struct ScoreSteps: ParsableCommand {
 
     @Option(help: "Seed of the draws.")
     var seed: UInt64 = 1
+
+    @Option(help: "Mixed days made per device and rate from the folders' recordings, as scripts/make-day makes them (0: none).")
+    var days = 3
+
+    @Option(help: "Seed of the mixed days (scripts/make-day --seed).")
+    var daySeed: UInt64 = 1
+
+    @Option(help: "Days at home made per device and rate, as scripts/make-day --home makes them: 120 bouts of 4-15 steps between 3-30 s of other activity (0: none).")
+    var homeDays = 3
 
     @Option(name: .customLong("set"), parsing: .singleValue,
             help: ArgumentHelp("A parameter changed throughout, as NAME=VALUE (repeatable).", valueName: "name=value"))
@@ -61,6 +75,27 @@ struct ScoreSteps: ParsableCommand {
     @Flag(help: "List the parameters and their values, and stop.")
     var list = false
 
+    @Flag(help: "Print the synthetic mindful walks (35-60 steps/min, WristWalk) with the cadence the counter reads for each, and stop.")
+    var syntheticSlow = false
+
+    @Flag(help: "With --synthetic-slow: the verdicts per cadence without context and with the band's mindful-walk context expecting 0.8, 1 and 1.2 x each walk's true cadence; without it: the development walks so (walking MAPE per device, Sensor Watch's slow clips apart) and the non-walking recordings' false steps per hour with the context expecting --expected steps/min.")
+    var mindfulContext = false
+
+    @Option(help: "With --mindful-context --synthetic-slow: list the cases not ok at this share (0.8, 1, 1.2).")
+    var detail: Double?
+
+    @Flag(help: "With --mindful-context: each walk's true cadence is its true steps over the walking time the context-free counter found in it, not over the recording's length (which holds standing too).")
+    var cadenceFromWalkingTime = false
+
+    @Option(help: "With --mindful-context: the expected cadence, steps/min, on the non-walking recordings (and with --trace, on the one traced).")
+    var expected = 50.0
+
+    @Flag(help: "Print the wrist's statistics per cadence on the development walks beside the wrist-walking model's (WristWalk), and stop.")
+    var wristModel = false
+
+    @Option(help: "Wearers the model is drawn for in --wrist-model.")
+    var wearers = 12
+
     @Option(help: ArgumentHelp("Print one recording's analysis windows, one line per second, and stop.", valueName: "file"))
     var trace: String?
 
@@ -85,11 +120,40 @@ struct ScoreSteps: ParsableCommand {
             for named in StepCounter.Parameters.all { print("\(named.name) = \(format(base[keyPath: named.keyPath]))") }
             return
         }
-        if let trace {
-            try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly)
+        if let trace, syntheticSlow {
+            // A synthetic mindful walk by its description, with the context at --detail x its cadence.
+            guard let mindful = WristWalk.mindfulCadences.flatMap(WristWalk.mindfulCases(at:)).first(where: { $0.description == trace }) else {
+                throw ValidationError("--trace with --synthetic-slow: no synthetic mindful walk is called \"\(trace)\"")
+            }
+            let samples = mindful.recording.rows.map {
+                AccelerationSample(timeSeconds: $0.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG, isMagnitudeOnly: mindful.magnitudeOnly)
+            }
+            printTrace(samples, parameters: base, context: detail.map { .mindfulWalk(expectedStepsPerMinute: $0 * mindful.cadenceStepsPerMinute) })
             return
         }
-        let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly)
+        if syntheticSlow, mindfulContext {
+            SyntheticSlow.runWithContext(parameters: base, detailShare: detail)
+            return
+        }
+        if syntheticSlow {
+            SyntheticSlow.run(parameters: base)
+            return
+        }
+        if wristModel {
+            try WristModelFit.run(folders: folders, wearers: wearers)
+            return
+        }
+        if let trace {
+            try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly,
+                           context: mindfulContext ? .mindfulWalk(expectedStepsPerMinute: expected) : nil)
+            return
+        }
+        if mindfulContext {
+            try MindfulContextScore.run(set: LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly), parameters: base, expected: expected,
+                                         walkingTime: cadenceFromWalkingTime)
+            return
+        }
+        let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly, days: days, homeDays: homeDays, daySeed: daySeed)
         if dumpCounts {
             printCounts(set, parameterSets: [base] + LeaveOneDeviceOut.grid(around: base) + drawnParameters(base))
             return
@@ -136,23 +200,28 @@ struct ScoreSteps: ParsableCommand {
         }
 
         print("")
-        print(pad("device", 14) + pad("walking MAPE", 14) + pad("false/h", 9) + pad("LODO MAPE", 11) + pad("LODO f/h", 10)
-              + pad("moved MAPE", 12) + pad("moved f/h", 10))
+        print(pad("device", 14) + pad("walking MAPE", 14) + pad("false/h", 9) + pad("mixed days", 12) + pad("home days", 11) + pad("±5 %", 7)
+              + pad("LODO MAPE", 11) + pad("LODO f/h", 10) + pad("LODO mixed", 12)
+              + pad("moved MAPE", 12) + pad("moved f/h", 10) + pad("moved mixed", 12))
         for device in devices {
             let figures = asSet.byDevice[device]!
             var line = pad(device, 14) + pad(percent(figures.walkingMAPE), 14) + pad(perHour(figures.falseStepsPerHour), 9)
+                + pad(percent(figures.mixedMAPE), 12) + pad(percent(figures.homeMAPE), 11) + pad(percent(figures.withinFivePercent.map { $0 * 100 }, digits: 0), 7)
             if let held = lodo[device] {
-                line += pad(percent(held.figures.walkingMAPE), 11) + pad(perHour(held.figures.falseStepsPerHour), 10)
+                line += pad(percent(held.figures.walkingMAPE), 11) + pad(perHour(held.figures.falseStepsPerHour), 10) + pad(percent(held.figures.mixedMAPE), 12)
             } else {
-                line += pad("-", 11) + pad("-", 10)
+                line += pad("-", 11) + pad("-", 10) + pad("-", 12)
             }
             if !moved.isEmpty {
                 let mape = mean(moved.compactMap { $0[device]?.walkingMAPE })
                 let fph = mean(moved.compactMap { $0[device]?.falseStepsPerHour })
-                line += pad(percent(mape), 12) + pad(perHour(fph), 10)
+                let mixed = mean(moved.compactMap { $0[device]?.mixedMAPE })
+                line += pad(percent(mape), 12) + pad(perHour(fph), 10) + pad(percent(mixed), 12)
             }
             print(line)
         }
+        print("(mixed days: mean error of each day's total; home days: the same for days of 4-15-step bouts; ±5 %: the share of walks counted within 5 %)")
+        printSpread(set, counts: set.counts(base))
         let threeAxisDevices = devices.filter { $0 != "Sensor Watch" && !$0.hasSuffix("|a|") }
         if !threeAxisDevices.isEmpty {
             print("3-axis devices pooled: \(perHour(set.pooled(base, devices: threeAxisDevices))) false steps per hour")
@@ -178,7 +247,8 @@ struct ScoreSteps: ParsableCommand {
             for device in devices {
                 let worst = moved.compactMap { $0[device] }.max { ($0.walkingMAPE ?? 0) < ($1.walkingMAPE ?? 0) }
                 let worstFalse = moved.compactMap { $0[device]?.falseStepsPerHour }.max()
-                print("  \(device): walking \(percent(worst?.walkingMAPE)), false steps \(perHour(worstFalse))/h")
+                let worstMixed = moved.compactMap { $0[device]?.mixedMAPE }.max()
+                print("  \(device): walking \(percent(worst?.walkingMAPE)), false steps \(perHour(worstFalse))/h, mixed days \(percent(worstMixed))")
             }
         }
     }
@@ -206,13 +276,21 @@ func printCounts(_ set: LabelledSet, parameterSets: [StepCounter.Parameters]) {
 }
 
 /// One recording's windows, as the counter saw them (`--trace`).
-func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly: Bool) throws {
-    var counter = StepCounter(parameters: parameters)
-    counter.recordsFrames = true
+func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly: Bool, context: StepCounter.Context? = nil) throws {
+    var samples: [AccelerationSample] = []
     try AccelerationRecording(path: path).forEachRow { row in
         let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG)
-        _ = counter.process(magnitudeOnly ? sample.magnitudeOnly : sample)
+        samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
     }
+    printTrace(samples, parameters: parameters, context: context)
+}
+
+/// The windows of `samples`, as the counter saw them.
+func printTrace(_ samples: [AccelerationSample], parameters: StepCounter.Parameters, context: StepCounter.Context?) {
+    var counter = StepCounter(parameters: parameters)
+    counter.context = context
+    counter.recordsFrames = true
+    for sample in samples { _ = counter.process(sample) }
     _ = counter.finish()
     print("end_s  base_s  periodicity  stride_vote  rms_g  candidate  on_step  at_followed  followed_step_s  cadence  steps")
     for r in counter.frameRecords {
@@ -221,13 +299,49 @@ func printTrace(path: String, parameters: StepCounter.Parameters, magnitudeOnly:
                r.isCandidate ? "yes" : "no", r.heelStrikesOnStep ? "yes" : "no", f(r.periodicityAtFollowed), f(r.followedStepPeriodSeconds), f(r.cadenceStepsPerMinute, 0), String(r.totalSteps)]
             .map { pad($0, 7) }.joined(separator: " "))
     }
+    for w in counter.walkRecords { print("walk \(fixed(w.startSeconds, 1))-\(fixed(w.endSeconds, 1)) s: \(w.steps) steps") }
     print("total \(counter.totalSteps) steps, walking \(fixed(counter.walkingSeconds, 1)) s")
 }
 
-/// Figures of one device: walking MAPE (%) and pooled false steps per hour.
+/// Figures of one device: walking MAPE (%), pooled false steps per hour, the mean error of its
+/// mixed days' totals and of its days at home (%), and the share of its walks counted within
+/// 5 % (0-1).
 struct DeviceFigures {
     var walkingMAPE: Double?
     var falseStepsPerHour: Double?
+    var mixedMAPE: Double?
+    var homeMAPE: Double?
+    var withinFivePercent: Double?
+}
+
+/// The spread behind each device's figures: the mixed days one by one (a day's total must be
+/// within 15 %), and the share of walks within ±5 % with the five worst.
+func printSpread(_ set: LabelledSet, counts: [Int]) {
+    let counted = zip(set.recordings, counts).map { (recording: $0, count: $1) }
+    print("")
+    print("mixed days and days at home (a day's total must be within 15 %): truth, count, error")
+    for device in set.devices {
+        let days = counted.filter { $0.recording.device == device && $0.recording.label.kind == .mixed }
+        guard !days.isEmpty else { continue }
+        print("  \(device): " + days.map { day in
+            let error = Double(day.count - day.recording.label.trueSteps) / Double(day.recording.label.trueSteps) * 100
+            return "\(day.recording.label.file.split(separator: "_").last.map(String.init) ?? day.recording.label.file) \(day.recording.label.trueSteps) \(day.count) \(error >= 0 ? "+" : "")\(fixed(error, 1)) %\(abs(error) > 15 ? " !" : "")"
+        }.joined(separator: ", "))
+    }
+    print("")
+    print("walks within ±5 %, and the five worst (file, truth, count):")
+    for device in set.devices {
+        let walks = counted.filter { $0.recording.device == device && $0.recording.label.kind == .walking }
+        guard !walks.isEmpty else { continue }
+        func error(_ walk: (recording: LabelledSet.Recording, count: Int)) -> Double {
+            Double(abs(walk.count - walk.recording.label.trueSteps)) / Double(walk.recording.label.trueSteps)
+        }
+        let within = walks.filter { error($0) <= 0.05 }.count
+        print("  \(device): \(within) of \(walks.count) within ±5 %")
+        for walk in walks.sorted(by: { error($0) > error($1) }).prefix(5) {
+            print("    \(pad(walk.recording.label.file, 52)) \(pad(String(walk.recording.label.trueSteps), 6)) \(walk.count)")
+        }
+    }
 }
 
 struct SetFigures {
@@ -244,29 +358,26 @@ struct LabelledSet: Sendable {
 
     var recordings: [Recording] = []
 
-    static func device(of file: String) -> String {
-        if file.hasPrefix("bangle__") { return "Bangle.js" }
-        if file.hasPrefix("pebble__") { return "Pebble" }
-        if file.hasPrefix("l1-") || file.hasPrefix("l2-") { return "Sensor Watch" }
-        return "other"
-    }
-
     /// `magnitudeOnly`: three-axis rows are given as their |a| alone, and their devices named
-    /// "... |a|".
-    init(folders: [String], magnitudeOnly: Bool = false) throws {
-        for folder in folders {
-            for label in try StepLabel.read(path: folder + "/labels.csv") {
-                var samples: [AccelerationSample] = []
-                var hadAxes = false
-                try AccelerationRecording(path: folder + "/" + label.file).forEachRow { row in
-                    let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds,
-                                                             xG: row.xG, yG: row.yG, zG: row.zG)
-                    if magnitudeOnly, !sample.isMagnitudeOnly { hadAxes = true }
-                    samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
-                }
-                let device = Self.device(of: label.file)
-                recordings.append(Recording(label: label, device: hadAxes ? device + " |a|" : device, samples: samples))
+    /// "... |a|". `days`: mixed days made per device and rate from the walking and non-walking
+    /// recordings (`RecordedDays`), appended after them.
+    init(folders: [String], magnitudeOnly: Bool = false, days: Int = 0, homeDays: Int = 0, daySeed: UInt64 = 1) throws {
+        let read = try RecordedDays.read(folders: folders)
+        let sources = read.compactMap(RecordedDays.Source.init)
+        let made = (days > 0 ? try RecordedDays.make(days: days, from: sources, seed: daySeed) : [])
+            + (homeDays > 0 ? try RecordedDays.make(days: homeDays, from: sources, plan: .home, seed: daySeed) : [])
+        let all = read + made.map { (label: StepLabel(file: $0.day.name + ".csv", trueSteps: $0.day.trueSteps, kind: .mixed,
+                                                          durationSeconds: $0.day.durationSeconds), rows: $0.day.rows) }
+        for (label, rows) in all {
+            var samples: [AccelerationSample] = []
+            var hadAxes = false
+            for row in rows {
+                let sample = AccelerationSample.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG)
+                if magnitudeOnly, !sample.isMagnitudeOnly { hadAxes = true }
+                samples.append(magnitudeOnly ? sample.magnitudeOnly : sample)
             }
+            let device = RecordedDays.device(of: label.file)
+            recordings.append(Recording(label: label, device: hadAxes ? device + " |a|" : device, samples: samples))
         }
     }
 
@@ -283,13 +394,15 @@ struct LabelledSet: Sendable {
     }
 
     /// Each recording's count and walking seconds, as `counts`.
-    func results(_ parameters: StepCounter.Parameters) -> [(steps: Int, walkingSeconds: Double)] {
+    func results(_ parameters: StepCounter.Parameters, context: (@Sendable (Recording) -> StepCounter.Context?)? = nil)
+        -> [(steps: Int, walkingSeconds: Double)] {
         let results = UnsafeMutableBufferPointer<(steps: Int, walkingSeconds: Double)>.allocate(capacity: recordings.count)
         defer { results.deallocate() }
         let recordings = self.recordings
         nonisolated(unsafe) let output = results
         DispatchQueue.concurrentPerform(iterations: recordings.count) { i in
             var counter = StepCounter(parameters: parameters)
+            counter.context = context?(recordings[i])
             for sample in recordings[i].samples { _ = counter.process(sample) }
             _ = counter.finish()
             output[i] = (counter.totalSteps, counter.walkingSeconds)
@@ -311,13 +424,29 @@ struct LabelledSet: Sendable {
         return out
     }
 
+    /// Whether a recording is a day at home (`RecordedDays.Plan.home`), scored apart from the
+    /// other mixed days.
+    static func isHomeDay(_ recording: Recording) -> Bool { recording.label.kind == .mixed && recording.label.file.contains("__home-") }
+
     func score(_ parameters: StepCounter.Parameters) -> SetFigures {
         let counted = counts(parameters)
-        var scores: [String: StepScore] = [:]
+        var scores: [String: StepScore] = [:], home: [String: StepScore] = [:]
         for (recording, steps) in zip(recordings, counted) {
-            scores[recording.device, default: StepScore()].add(counted: steps, for: recording.label)
+            if Self.isHomeDay(recording) {
+                home[recording.device, default: StepScore()].add(counted: steps, for: recording.label)
+            } else {
+                scores[recording.device, default: StepScore()].add(counted: steps, for: recording.label)
+            }
         }
-        return SetFigures(byDevice: scores.mapValues { DeviceFigures(walkingMAPE: $0.walkingMAPEPercent, falseStepsPerHour: $0.falseStepsPerHour) })
+        return SetFigures(byDevice: scores.mapValues { score in
+            DeviceFigures(walkingMAPE: score.walkingMAPEPercent, falseStepsPerHour: score.falseStepsPerHour, mixedMAPE: score.mixedMAPEPercent,
+                          withinFivePercent: score.walkingPercentErrors.isEmpty ? nil
+                              : Double(score.walkingPercentErrors.filter { $0 <= 5 }.count) / Double(score.walkingPercentErrors.count))
+        }.merging(home.mapValues { DeviceFigures(homeMAPE: $0.mixedMAPEPercent) }) { figures, homeFigures in
+            var merged = figures
+            merged.homeMAPE = homeFigures.homeMAPE
+            return merged
+        })
     }
 
     /// False steps per hour pooled over the non-walking recordings of `devices`.
@@ -396,6 +525,8 @@ func fixed(_ value: Double, _ digits: Int) -> String {
     let decimals = digits > 0 ? "." + String(repeating: "0", count: digits - String(part).count) + String(part) : ""
     return (value < 0 && scaled > 0 ? "-" : "") + String(whole) + decimals
 }
-func percent(_ value: Double?) -> String { value.map { format(($0 * 10).rounded() / 10) + " %" } ?? "-" }
+func percent(_ value: Double?, digits: Int = 1) -> String {
+    value.map { (digits == 0 ? String(Int($0.rounded())) : format(($0 * 10).rounded() / 10)) + " %" } ?? "-"
+}
 func perHour(_ value: Double?) -> String { value.map { String(Int($0.rounded())) } ?? "-" }
 func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }

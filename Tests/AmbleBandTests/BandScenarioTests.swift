@@ -98,6 +98,29 @@ let demoScript = """
 +4     end
 """
 
+/// Calibrate at `normal` steps/min, then a mindful walk at 40 % less (from 112: a limit of about
+/// 67) walked at `slow` steps/min, a surge to `surge` and back to `slow`: the pace read at 45 is
+/// under the limit (read at twice it, 90, the wearer would be buzzed while walking slowly enough).
+func slowMindfulScript(normal: Int = 112, slow: Int = 45, surge: Int = 76) -> String {
+    """
+    0:01   press select
+    +3     walk \(normal)
+    +30    stop
+    +4     press next
+    +1     press select
+    +0.5   press next
+    +0.5   press next
+    +0.5   press next
+    +0.5   press select
+    +1     walk \(slow)
+    +60    walk \(surge)
+    +25    walk \(slow)
+    +40    stop
+    +2     hold select 1.5
+    +4     end
+    """
+}
+
 struct BandScenarioTests {
     @Test func calibratesWalksBuzzesAndStoresBothSessions() throws {
         let run = try ScenarioRun(script: demoScript)
@@ -130,6 +153,65 @@ struct BandScenarioTests {
         // The motor really ran for the alerts.
         let motor = try #require(run.band.simulation?.motorLine)
         #expect(motor.history.filter { $0.active }.count >= 3 * walk.alerts)
+    }
+
+    @Test func aMindfulWalkAt45StepsPerMinuteIsBuzzedOnlyAboveTheLimit() throws {
+        try checkSlowMindfulWalk()
+    }
+
+    /// The band tells the counter that a mindful walk is under way, at about its limit
+    /// (`StepCounter.Context`). Normal pace, slow pace, surge: the surge is not an octave of the
+    /// slow pace (an exact doubling reads as the same walk's stride re-read as steps). Without
+    /// the context the walk at 40 was read at 80 and buzzed under a limit of 60.
+    @Test(arguments: [(100, 40, 70), (112, 55, 76)])
+    func aMindfulWalkIsReadAtItsPaceAndBuzzedOnlyAboveTheLimit(normal: Int, slow: Int, surge: Int) throws {
+        // The simulated wearer (`SyntheticWearer`, not `WristWalk`) moves the wrist less than the
+        // counter's noise floor at 55 steps/min (0.033-0.037 g against 0.04: issue 29): no walk
+        // is seen, with or without the context; it is never buzzed.
+        let belowNoiseFloor = slow == 55 ? "the simulated wrist at 55 steps/min moves less than the noise floor" : nil
+        try checkSlowMindfulWalk(normal: normal, slow: slow, surge: surge, countWithin: 0.1, paceKnownWrong: belowNoiseFloor)
+    }
+
+    /// Runs `slowMindfulScript`: never buzzed at `slow`, its pace read within 5 %, buzzed at
+    /// `surge`; with `countWithin`, the walk's steps counted within that share. `paceKnownWrong`:
+    /// the reading and the count are a known issue (the buzz is still checked).
+    func checkSlowMindfulWalk(normal: Int = 112, slow: Int = 45, surge: Int = 76, countWithin: Double? = nil,
+                              paceKnownWrong: String? = nil) throws {
+        let run = try ScenarioRun(script: slowMindfulScript(normal: normal, slow: slow, surge: surge))
+        run.run(seconds: 190)
+        #expect(run.log.contains("script finished"))
+        let sessions = try run.band.store.finishedSessions()
+        try #require(sessions.count == 2)
+        let walk = sessions[1].summary
+        #expect(walk.parameters.reductionPercent == 40)
+        let limit = try #require(walk.parameters.limitCadenceStepsPerMinute)
+        let record = try #require(try run.band.store.session(id: sessions[1].id))
+        // The script's seconds within the walk (its countdown is 3 s): `slow` from 4 s to 64 s,
+        // `surge` to 89 s, `slow` again to 129 s. Leave the first 15 s of each pace to the counter.
+        func seconds(_ range: Range<Int>) -> [SessionSecond] { record.seconds.filter { range.contains($0.offsetSeconds) } }
+        let pace = Double(slow)
+        let stretches = [seconds(19 ..< 64), seconds(104 ..< 129)]
+        for stretch in stretches {
+            #expect(stretch.allSatisfy { $0.alerts == 0 && !$0.overLimit }, "buzzed at \(slow) steps/min under a limit of \(limit)")
+        }
+        let readings = {
+            for stretch in stretches {
+                let read = stretch.map(\.cadenceStepsPerMinute).filter { $0 > 0 }.sorted()
+                try #require(read.count >= stretch.count / 2, "no cadence for \(stretch.count - read.count) of \(stretch.count) s at \(slow) steps/min")
+                let median = read[read.count / 2]
+                #expect(abs(median - pace) <= pace * 0.05, "read \(median) steps/min at \(slow)")
+            }
+            #expect(seconds(64 ..< 89).contains { $0.alerts > 0 }, "no alert at \(surge) steps/min over a limit of \(limit): \(record.seconds.map { Int($0.cadenceStepsPerMinute) })")
+            if let countWithin {
+                let truth = pace * 100 / 60 + Double(surge) * 25 / 60
+                #expect(abs(Double(walk.steps) - truth) <= countWithin * truth, "counted \(walk.steps) of about \(Int(truth)) steps")
+            }
+        }
+        if let paceKnownWrong {
+            withKnownIssue(Comment(rawValue: paceKnownWrong)) { try readings() }
+        } else {
+            try readings()
+        }
     }
 
     /// A calibration, then a mindful walk at 86 steps/min with `fault` from its 20th second to

@@ -167,6 +167,24 @@ struct CompanionCommandTests {
         let error = #expect(throws: (any Error).self) { try StepAnalysis.run(recording: .init(path: path)) }
         #expect("\(error!)".contains(":\(text.split(separator: "\n").count + 1): y_g is \"oops\""))
     }
+
+    /// `--mindful-walk-limit`: the recording counted as the band counts during a mindful walk. A
+    /// synthetic walk at 45 steps/min on |a| that the counter reads an octave up without it.
+    @Test func analyzeStepsReplaysAMindfulWalk() throws {
+        let mindful = WristWalk.mindfulCases(at: 45).first { $0.description == "45 spm, wearer 2 (12.5 Hz), swinging per step, |a|" }!
+        let path = NSTemporaryDirectory() + "amble-mindful-\(UUID().uuidString).csv"
+        try SyntheticActivities.csv(mindful.recording.rows).write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let plain = try StepAnalysis.run(recording: .init(path: path))
+        let mindfulRun = try StepAnalysis.run(recording: .init(path: path), context: .mindfulWalk(expectedStepsPerMinute: 50))
+        let plainCadence = try #require(plain.meanCadenceStepsPerMinute), mindfulCadence = try #require(mindfulRun.meanCadenceStepsPerMinute)
+        #expect(plainCadence > 60, "read \(plainCadence) without the context")
+        #expect(abs(mindfulCadence - 45) <= 45 * 0.08, "read \(mindfulCadence) during a mindful walk with a limit of 50")
+        #expect(mindfulRun.steps > 2 * plain.steps, "counted \(mindfulRun.steps), \(plain.steps) without, of \(mindful.recording.trueSteps)")
+        let command = try AmbleCommand.parseAsRoot(["analyze", "steps", path, "--mindful-walk-limit", "50"])
+        #expect((command as? AnalyzeStepsCommand)?.mindfulWalkLimit == 50)
+        #expect(throws: (any Error).self) { try AmbleCommand.parseAsRoot(["analyze", "steps", path, "--mindful-walk-limit", "10"]) }
+    }
 }
 
 import AmbleSimulation

@@ -92,6 +92,30 @@ struct StepStagesTests {
         }
     }
 
+    @Test("the median is taken over the blocks that move: a bout's rhythm is not judged by the still seconds around it")
+    func stillBlocksLeftOut() {
+        // Ten blocks of 25 samples (1-s blocks at 25 Hz: two stretches of 12.5 rounded to 12 and
+        // 13 would not be whole, so 5 x 5). The newest three blocks hold a rhythm of 10 samples,
+        // the two before them sensor noise (0.005 against 0.1).
+        var correlation = RunningAutocorrelation(channels: 1, maximumLag: 12, stretchesPerBlock: 5, stretchLength: 5)
+        var random = SeededRandom(seed: 3)
+        for n in 0 ..< 125 {
+            let walking = n >= 50
+            let v = walking ? 0.1 * Double.sin(2 * Double.pi * Double(n) / 10) : random.gaussian(standardDeviation: 0.005)
+            correlation.append(SIMD4(v, 0, 0, 0))
+        }
+        #expect(correlation.completedStretchNow && correlation.isFull)
+        let moving = correlation.movingBlocks(energyPerSampleAtLeast: 0.02 * 0.02)
+        #expect(moving == 0b00111, "blocks moving: \(String(moving, radix: 2))")
+        var all = [Double](repeating: 0, count: 13), movingOnly = all
+        correlation.normalized(into: &all)
+        correlation.normalized(into: &movingOnly, moving: moving)
+        #expect(movingOnly[10] > 0.9, "at the rhythm's period: \(movingOnly[10])")
+        // Of five, the median is the walking block whose lagged copy reaches into the still
+        // seconds (the third value of five is the lowest of the three walking blocks').
+        #expect(all[10] < 0.85, "with the still blocks in the median: \(all[10])")
+    }
+
     @Test("the median of five, in every order")
     func medianOfFive() {
         var random = SeededRandom(seed: 2)
@@ -176,6 +200,13 @@ struct StepStagesTests {
         #expect(analysis.strideVote(period: 1.12, vector: vector, magnitudeSpectrumRatio: nil, rmsG: 0.2) < 0)
         vector[28] = 0.92
         #expect(analysis.strideVote(period: 1.12, vector: vector, magnitudeSpectrumRatio: nil, rmsG: 0.2) > 0)
+        // A mindful walk at 45 steps/min (1.33 s, or a stride at 90): the typical cadence says
+        // stride, but an arm that correlates less than half as well after one period as after
+        // two says step more clearly than the prior says stride.
+        var slow = [Double](repeating: 0, count: 103)
+        slow[32] = 0.4; slow[33] = 0.4; slow[34] = 0.4         // one period of 1.33 s
+        slow[66] = 0.9; slow[67] = 0.9                         // two periods
+        #expect(analysis.strideVote(period: 1.33, vector: slow, magnitudeSpectrumRatio: nil, rmsG: 0.1) < 0)
     }
 
     // MARK: WalkTracker
@@ -306,6 +337,77 @@ struct StepStagesTests {
         }
         #expect(abs(releasedBrisk - 100) <= 3, "released \(releasedBrisk) of 100")
         #expect(cadencesBrisk.allSatisfy { abs($0 - 100) < 0.5 }, "cadences \(cadencesBrisk)")
+    }
+
+    @Test("a window whose rhythm repeats after three or four of the walk's steps neither votes nor changes its pace")
+    func longerRepeatsOfTheStep() {
+        // A slow walk, 60 steps/min (step 1.0 s). Its wrist's own movement makes some windows'
+        // base period three steps (26-35 s) or four (45-50 s), clear, and read as strides: as
+        // paces of 40 and 30 steps/min, or (four steps) as a vote for twice the step.
+        let (released, cadences) = walk { centre, _ in
+            switch centre {
+            case 26 ... 35: frame(centre, base: 3.0, periodicity: 0.6, vote: 1)
+            case 45 ... 50: frame(centre, base: 4.0, periodicity: 0.6, vote: 1)
+            default: frame(centre, base: 1.0, periodicity: 0.6, vote: -1)
+            }
+        }
+        #expect(abs(released - 60) <= 2, "released \(released) of 60")
+        #expect(cadences.allSatisfy { abs($0 - 60) < 0.5 }, "cadences \(cadences)")
+    }
+
+    @Test("a clear new rhythm held for two windows is a new pace, unless its period is longer than any step")
+    func newPaceHeld() {
+        // A walk at 130 steps/min (step 0.46 s) whose windows from 30 to 40 s read a clear repeat
+        // of five steps (2.3 s, a gesture every few seconds on top of the walk): beyond the
+        // longest step, read as a stride only because no step is that long. The pace stays.
+        let gestures = walk { centre, _ in
+            centre >= 30 && centre <= 40 ? frame(centre, base: 2.3, periodicity: 0.8, vote: 1)
+                : frame(centre, base: 0.46, periodicity: 0.7, vote: -1)
+        }
+        #expect(gestures.cadences.allSatisfy { abs($0 - 130) < 1 }, "cadences \(gestures.cadences)")
+        // A walk at 45 steps/min (step 1.33 s) that speeds up to 76 at 40 s: its windows read
+        // the new step (0.79 s) clearly; two of them make it the pace.
+        let faster = walk { centre, _ in
+            centre >= 40 ? frame(centre, base: 0.79, periodicity: 0.9, vote: -0.05)
+                : frame(centre, base: 1.33, periodicity: 0.8, vote: -1)
+        }
+        #expect(abs(faster.cadences[(41 - 26)] - 76) < 1, "at 41 s: \(faster.cadences[(41 - 26)])")
+        #expect(faster.cadences[..<(40 - 26)].allSatisfy { abs($0 - 45) < 1 }, "before 40 s: \(faster.cadences)")
+    }
+
+    @Test("a walk whose rhythm fades below the continuing level goes on while its landings fall one step apart")
+    func landingsKeepAWalkGoing() {
+        // A slow walk, 60 steps/min: from 30 to 45 s its windows' rhythm at the followed step is
+        // 0.2 (below `periodicityToContinue`), smeared by uneven steps.
+        func walked(landing: Bool) -> (released: Int, cadences: [Double]) {
+            walk { centre, _ in
+                var f = frame(centre, base: 1.0, periodicity: 0.6, vote: -1)
+                if centre >= 30, centre <= 45 {
+                    f = frame(centre, base: 1.0, periodicity: 0.2, vote: -1, followed: 0.2)
+                    f.heelStrikesOnFollowed = landing
+                }
+                return f
+            }
+        }
+        let landed = walked(landing: true)
+        #expect(abs(landed.released - 60) <= 2, "released \(landed.released) of 60")
+        #expect(landed.cadences.allSatisfy { abs($0 - 60) < 0.5 }, "cadences \(landed.cadences)")
+        // Without landings on its step the walk ends there (and resumes later, counting less).
+        #expect(walked(landing: false).cadences.contains(0))
+    }
+
+    @Test("landings alone do not keep going a rhythm that has not yet made a walk's shortest count")
+    func landingsNeedAWalk() {
+        // Two clear windows start a walk (60 steps/min) at 13-14 s; from 15 s its rhythm is gone
+        // (0.2) while impulses keep falling one step apart, as a hand scrubbing makes them. The
+        // walk holds a few steps when its rhythm fades: it ends there, below `minimumWalkSteps`.
+        let (released, _) = walk { centre, _ in
+            guard centre > 14 else { return frame(centre, base: 1.0, periodicity: 0.8, vote: -1) }
+            var f = frame(centre, base: 1.0, periodicity: 0.2, vote: -1, followed: 0.2)
+            f.heelStrikesOnFollowed = true
+            return f
+        }
+        #expect(released == 0, "released \(released)")
     }
 
     @Test("a real majority still turns a walk at once: the second window leaning 0.2 the other way")

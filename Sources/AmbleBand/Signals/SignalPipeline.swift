@@ -1,4 +1,5 @@
 import AmbleDrivers
+import AmbleModel
 import AmbleSignal
 import AmbleStateMachines
 
@@ -149,9 +150,11 @@ struct SignalPipeline {
     /// A session ends between two seconds: the steps the counter still holds (it releases
     /// steps once they are certain, about 10 s late) and those released since the last second
     /// closed, by the second they were taken in: `[0]` in the last second closed (or the one
-    /// still open), `[n]` in the one n seconds before it. They are not reported again.
+    /// still open), `[n]` in the one n seconds before it. They are not reported again. The
+    /// session's context goes with it.
     mutating func finishSteps() -> [Int] {
         take(stepCounter.finishTimed())
+        stepCounter.context = nil
         stepsThisSecond = 0
         return placement.takeIntoLastSecond()
     }
@@ -161,9 +164,14 @@ struct SignalPipeline {
         placement.add(release)
     }
 
-    /// A session begins: the resting heart-rate variability is measured afresh.
-    mutating func sessionBegan() {
+    /// A session begins: the resting heart-rate variability is measured afresh. During a mindful
+    /// walk the counter knows the wearer means to walk, at about the walk's limit
+    /// (`StepCounter.Context`). A calibration walks at the wearer's normal pace, which the
+    /// counter's typical cadence already expects.
+    mutating func sessionBegan(_ kind: SessionKind, parameters: SessionParameters) {
         heartRate.restartVariability()
+        stepCounter.context = kind == .mindfulWalk
+            ? parameters.limitCadenceStepsPerMinute.map { .mindfulWalk(expectedStepsPerMinute: $0) } : nil
     }
 }
 

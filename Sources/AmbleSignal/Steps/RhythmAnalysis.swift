@@ -23,6 +23,8 @@ struct RhythmFrame: Sendable, Equatable {
     var recentStrideSeconds: Double? = nil
     /// Whether the heel strikes in the window fall on the step period this frame reads.
     var heelStrikesOnStep = false
+    /// Whether they fall on the step of the walk under way (false when none).
+    var heelStrikesOnFollowed = false
 
     /// The step period this frame reads on its own, seconds.
     var stepPeriodSeconds: Double? {
@@ -190,9 +192,10 @@ struct RhythmAnalysis: Sendable {
     /// -3 ... 3 (positive: stride; -2 ... 2 with three axes, whose heel strikes do not vote):
     /// the evidence of the signal (three-axis correlation, or on |a| alone the strength of the
     /// step line against the stride line and the heel strikes), plus the prior that a walker's
-    /// cadence is near the typical one.
+    /// cadence is near the typical one, or during a mindful walk near the one the wearer is
+    /// expected to walk at (`StepCounter.Context`).
     func strideVote(period: Double, vector: [Double]?, magnitudeSpectrumRatio: Double?, rmsG: Double,
-                    heelStrikeEvidence: Double = 0) -> Double {
+                    heelStrikeEvidence: Double = 0, expectedStepsPerMinute: Double? = nil) -> Double {
         let stepRate = 60 / period, strideRate = 120 / period
         if strideRate > parameters.fastestCadenceStepsPerMinute { return -1 }
         if stepRate < parameters.slowestCadenceStepsPerMinute { return 1 }
@@ -202,7 +205,7 @@ struct RhythmAnalysis: Sendable {
             let once = peakValue(vector, near: lag), twice = peakValue(vector, near: 2 * lag)
             if twice > 0 {
                 let share = parameters.strideCorrelationShare
-                evidence = Swift.min(0, Swift.max(-1, (once / twice - 1) / (1 - share)))
+                evidence = Swift.min(0, Swift.max(-2, (once / twice - 1) / (1 - share)))
             } else {
                 // Twice the period is beyond the lags held, or the arm does not repeat there: a
                 // period the arm repeats at and not at twice it is the arm's own, a stride.
@@ -214,7 +217,10 @@ struct RhythmAnalysis: Sendable {
             evidence = Swift.min(1, Swift.max(-1, Double.log(ratio) / Double.log(Self.decisivePowerRatio)))
         }
         evidence += heelStrikeEvidence
-        let typical = parameters.typicalCadenceStepsPerMinute * (rmsG > parameters.runningRMSG ? 1.5 : 1)
+        // A runner's cadence is the typical runner's whatever walk was planned; a walker's is
+        // the one expected of this walk when the band knows it.
+        let typical = rmsG > parameters.runningRMSG ? 1.5 * parameters.typicalCadenceStepsPerMinute
+            : expectedStepsPerMinute ?? parameters.typicalCadenceStepsPerMinute
         let prior = (abs(Double.log(stepRate / typical)) - abs(Double.log(strideRate / typical))) / Double.log(2)
         return evidence + prior
     }

@@ -49,6 +49,8 @@ struct RunningAutocorrelation: Sendable {
     /// The normalised autocorrelation of the block ending with each stretch of the ring
     /// (`lagCount` lags a row, measured when that stretch completed).
     private var blockR: [Double]
+    /// The energy of the block ending with each stretch of the ring (all channels).
+    private var blockEnergies: [Double]
 
     init(channels: Int, maximumLag: Int, stretchesPerBlock: Int, stretchLength: Int) {
         precondition(channels >= 1 && maximumLag >= 1 && stretchesPerBlock >= 1 && stretchLength >= 1)
@@ -61,10 +63,11 @@ struct RunningAutocorrelation: Sendable {
         history = [Double](repeating: 0, count: (channels + 1) * 2 * capacity)
         stretchSums = [Double](repeating: 0, count: Self.blocks * stretchesPerBlock * paddedLagCount)
         blockR = [Double](repeating: 0, count: Self.blocks * stretchesPerBlock * (maximumLag + 1))
+        blockEnergies = [Double](repeating: 0, count: Self.blocks * stretchesPerBlock)
     }
 
     /// Numbers held (constant memory).
-    var bufferElementCount: Int { history.count + stretchSums.count + blockR.count }
+    var bufferElementCount: Int { history.count + stretchSums.count + blockR.count + blockEnergies.count }
 
     /// Whether the window is full of whole stretches.
     var isFull: Bool { completedStretches >= stretches }
@@ -75,6 +78,7 @@ struct RunningAutocorrelation: Sendable {
     mutating func reset() {
         history.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         stretchSums.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        blockEnergies.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         position = 0
         filled = 0
         completedStretches = 0
@@ -180,6 +184,7 @@ struct RunningAutocorrelation: Sendable {
         let lags = lagCount, paddedLags = paddedLagCount, stretches = self.stretches, length = blockLength
         let newestStretch = self.newestStretch, stretchesPerBlock = self.stretchesPerBlock
         let start = squaresStart + position
+        var blockEnergy = 0.0
         history.withUnsafeBufferPointer { h in
             stretchSums.withUnsafeBufferPointer { sums in
                 blockR.withUnsafeMutableBufferPointer { r in
@@ -204,6 +209,7 @@ struct RunningAutocorrelation: Sendable {
                     let x = h.baseAddress! + start
                     var energy = 0.0
                     for i in 0 ..< length { energy += x[i] }
+                    blockEnergy = energy
                     // At each lag one energy slides in (`entering[lag]`) and one out (`leaving[lag]`).
                     let entering = x + (length - 1), leaving = x - 1
                     var shifted = energy
@@ -227,6 +233,19 @@ struct RunningAutocorrelation: Sendable {
                 }
             }
         }
+        blockEnergies[newestStretch] = blockEnergy
+    }
+
+    /// Which of the window's five blocks hold movement, as bits (bit b: block b, 0 the newest):
+    /// those whose mean energy per sample (all channels) is at least `floor`.
+    func movingBlocks(energyPerSampleAtLeast floor: Double) -> Int {
+        var moving = 0
+        for b in 0 ..< Self.blocks {
+            var s = newestStretch - b * stretchesPerBlock
+            while s < 0 { s += stretches }
+            if blockEnergies[s] >= floor * Double(blockLength) { moving |= 1 << b }
+        }
+        return moving
     }
 
     /// The value `age` samples before the newest (0 = newest) of the first channel; zero before
@@ -252,9 +271,36 @@ struct RunningAutocorrelation: Sendable {
     /// The normalised autocorrelation at lags 0 ... maximumLag into `output`: the median over
     /// the window's five blocks of each block's, four lags at a time in vector registers, the
     /// rest one by one. Measured when a stretch has just completed (`completedStretchNow`).
-    func normalized(into output: inout [Double]) {
+    ///
+    /// `moving` (bits as `movingBlocks` gives them): when three or four of the five blocks hold
+    /// movement, in one run, the median is taken over those alone. A block in which the wrist
+    /// is still says nothing about the rhythm of the movement around it: a bout of 6-8 s in a
+    /// 10-s window would otherwise be judged by its still seconds' noise. In one run, because a
+    /// bout's still seconds lie before or after it; movement that stops and starts again within
+    /// the window (a hand scrubbing in bursts) is judged on all five.
+    func normalized(into output: inout [Double], moving: Int = (1 << blocks) - 1) {
         precondition(output.count >= lagCount)
         let lags = lagCount
+        let count = moving.nonzeroBitCount
+        // One run of moving blocks: a bout's still seconds lie before or after it.
+        let oneRun = moving != 0 && (moving >> moving.trailingZeroBitCount) == (1 << count) - 1
+        if oneRun, count == 3 || count == 4 {
+            let rows = (0 ..< Self.blocks).filter { moving & (1 << $0) != 0 }.map(blockRow)
+            blockR.withUnsafeBufferPointer { r in
+                for lag in 0 ..< lags {
+                    let a = r[rows[0] + lag], b = r[rows[1] + lag], c = r[rows[2] + lag]
+                    if count == 3 {
+                        output[lag] = Swift.max(Swift.min(a, b), Swift.min(Swift.max(a, b), c))
+                    } else {
+                        // The mean of the middle two of four.
+                        let d = r[rows[3] + lag]
+                        let low = Swift.max(Swift.min(a, b), Swift.min(c, d)), high = Swift.min(Swift.max(a, b), Swift.max(c, d))
+                        output[lag] = (low + high) / 2
+                    }
+                }
+            }
+            return
+        }
         blockR.withUnsafeBufferPointer { r in
             output.withUnsafeMutableBufferPointer { out in
                 let r0 = r.baseAddress! + blockRow(0), r1 = r.baseAddress! + blockRow(1), r2 = r.baseAddress! + blockRow(2)

@@ -64,6 +64,12 @@ public struct StepCounter: Sendable {
     static let envelopeSeconds = 20.0
 
     public let parameters: Parameters
+    /// What the band knows of the wearer's activity that the signal cannot tell (nil: nothing,
+    /// the counter as it always ran). Set when a mindful walk starts, cleared when it ends; it
+    /// acts from the next analysis window (`Context`).
+    public var context: Context? {
+        didSet { tracker.context = context }
+    }
     public private(set) var totalSteps = 0
     /// Steps per minute of the walk under way, updated once per second; 0 when not walking.
     public private(set) var cadenceStepsPerMinute: Double = 0
@@ -107,8 +113,14 @@ public struct StepCounter: Sendable {
         public var cadenceStepsPerMinute: Double
         public var totalSteps: Int
     }
-    /// Set to record every frame into `frameRecords` (memory grows with the stream).
-    @_spi(Diagnostics) public var recordsFrames = false
+    /// Set to record every frame into `frameRecords` and every walk into `walkRecords` (memory
+    /// grows with the stream).
+    @_spi(Diagnostics) public var recordsFrames = false {
+        didSet { tracker.recordsWalks = recordsFrames }
+    }
+    /// Each walk that ended: start and end, seconds, and its steps (fewer than
+    /// `minimumWalkSteps` are not counted).
+    @_spi(Diagnostics) public var walkRecords: [(startSeconds: Double, endSeconds: Double, steps: Int)] { tracker.walkRecords }
     @_spi(Diagnostics) public private(set) var frameRecords: [FrameRecord] = []
 
     public init(parameters: Parameters = .standard) {
@@ -173,9 +185,11 @@ public struct StepCounter: Sendable {
     /// cadence the band would compare with the limit: the published value once per second of
     /// sample time, while a walk is under way. A developer's measurement (`score-steps`, the
     /// development-set tests).
-    @_spi(Diagnostics) public static func countWithCadence(_ samples: some Sequence<AccelerationSample>, parameters: Parameters = .standard)
+    @_spi(Diagnostics) public static func countWithCadence(_ samples: some Sequence<AccelerationSample>, parameters: Parameters = .standard,
+                                                           context: Context? = nil)
         -> (steps: Int, cadences: [Double], walkingSeconds: Double) {
         var counter = StepCounter(parameters: parameters)
+        counter.context = context
         var cadences: [Double] = []
         var seconds = SampleSeconds()
         for sample in samples {
@@ -259,8 +273,15 @@ public struct StepCounter: Sendable {
     private mutating func measureRhythm(atSeconds time: Double) -> RhythmFrame {
         let rate = Self.rateHz
         let axes = signal.hasAxes
-        magnitudeCorrelation.normalized(into: &magnitudeR)
-        vectorCorrelation.normalized(into: &vectorR)
+        // The blocks in which the wrist moves make the median: a still block's RMS is at the
+        // sensors' noise (half the noise floor). Not while the window holds the stream's first
+        // seconds: the clipping limit rises from its floor (twice 0.01 g) over its time constant,
+        // and a block of them would look still.
+        let settled = Double(magnitudeCorrelation.completedStretches) * hopSeconds >= parameters.windowSeconds + parameters.clipTimeConstantSeconds
+        let moving = settled ? magnitudeCorrelation.movingBlocks(energyPerSampleAtLeast: parameters.noiseFloorG * parameters.noiseFloorG / 4)
+            : (1 << RunningAutocorrelation.blocks) - 1
+        magnitudeCorrelation.normalized(into: &magnitudeR, moving: moving)
+        vectorCorrelation.normalized(into: &vectorR, moving: moving)
         let magnitudeEnergy = magnitudeCorrelation.windowEnergy
         let rms = (magnitudeEnergy / Double(window)).squareRoot()
 
@@ -276,6 +297,7 @@ public struct StepCounter: Sendable {
             // The pace now: the stride in the newest two blocks (4 s) of |a|.
             magnitudeCorrelation.newestBlocks(Self.paceBlocks, into: &recentR)
             frame.recentStrideSeconds = analysis.stride(near: 2 * followed, in: recentR)
+            frame.heelStrikesOnFollowed = heelStrikes.confirm(stepPeriod: followed, from: time - Double(window) / rate, to: time)
         }
         guard let best else { return frame }
         let period = best.lag / rate
@@ -286,7 +308,8 @@ public struct StepCounter: Sendable {
         let windowStart = time - Double(window) / rate
         if axes {
             // The vote does not take them: only the reading it chooses is confirmed.
-            frame.strideVote = analysis.strideVote(period: period, vector: vectorR, magnitudeSpectrumRatio: nil, rmsG: rms)
+            frame.strideVote = analysis.strideVote(period: period, vector: vectorR, magnitudeSpectrumRatio: nil, rmsG: rms,
+                                                   expectedStepsPerMinute: context?.expectedStepsPerMinute)
             let step = frame.strideVote > 0 ? period / 2 : period
             frame.heelStrikesOnStep = heelStrikes.confirm(stepPeriod: step, from: windowStart, to: time)
         } else {
@@ -294,7 +317,8 @@ public struct StepCounter: Sendable {
             let onHalf = heelStrikes.confirm(stepPeriod: period / 2, from: windowStart, to: time)
             let heelEvidence = onHalf == onBase ? 0.0 : (onHalf ? 1 : -1)
             frame.strideVote = analysis.strideVote(period: period, vector: nil, magnitudeSpectrumRatio: spectrumRatio(period: period),
-                                                   rmsG: rms, heelStrikeEvidence: heelEvidence)
+                                                   rmsG: rms, heelStrikeEvidence: heelEvidence,
+                                                   expectedStepsPerMinute: context?.expectedStepsPerMinute)
             frame.heelStrikesOnStep = frame.strideVote > 0 ? onHalf : onBase
         }
         let vertical = axes ? magnitudeEnergy / Swift.max(vectorCorrelation.windowEnergy, 1e-12) : 1

@@ -8,8 +8,9 @@
 ///   as many frames as it takes to gather the same evidence, each with heel strikes on its
 ///   step (`gatheredRun`).
 /// - **Continue:** while the periodicity at the rhythm followed (at its period, or half or twice
-///   it) stays at least `periodicityToContinue`. A clear rhythm at an unrelated period takes
-///   over (the walker changed pace by more than the tolerance in one window).
+///   it) stays at least `periodicityToContinue`, or the window's heel strikes fall on its step.
+///   A clear rhythm at an unrelated period takes over (the walker changed pace by more than the
+///   tolerance in one window).
 /// - **Step or stride:** each frame with some rhythm of its own (`periodicityToContinue`) votes;
 ///   the walk follows the majority of its frames, once the votes for the other reading add up
 ///   to more than both its support and `leastVotesToSwitch`.
@@ -39,6 +40,8 @@ struct WalkTracker: Sendable {
     }
 
     private let parameters: StepCounter.Parameters
+    /// What the band knows of the activity (`StepCounter.Context`); nil: nothing.
+    var context: StepCounter.Context?
     private let hopSeconds: Double
     private let windowSeconds: Double
     private let confirmFrames: Int
@@ -57,6 +60,8 @@ struct WalkTracker: Sendable {
         var support: Double
         var votesForDouble = 0.0
         var votesForHalf = 0.0
+        /// The step period the support and votes were gathered at (see `follow`).
+        var votedPeriodSeconds: Double
         /// Start of the walk, seconds; steps accrued from it up to `countedThroughSeconds`.
         var startSeconds: Double
         var countedThroughSeconds: Double
@@ -69,6 +74,9 @@ struct WalkTracker: Sendable {
         var lastCentreSeconds: Double
         /// The step period of the last few seconds, seconds (the pace now), when known.
         var recentStepPeriodSeconds: Double?
+        /// A clear rhythm at a step period unrelated to the walk's, and the frames in a row that
+        /// have read it: a change of pace beyond the range the last seconds' pace is searched in.
+        var otherRhythm: (stepPeriodSeconds: Double, frames: Int)?
 
         func steps(at time: Double) -> Double {
             for entry in pending where entry.timeSeconds >= time {
@@ -123,8 +131,24 @@ struct WalkTracker: Sendable {
     /// one stride, is a vote for the stride).
     static let longerRepeats: [Double] = [3, 4]
 
+    /// Whether the frame's base period is the followed step's rhythm repeating after three or
+    /// four steps (`longerRepeats`). Its step-or-stride vote is then about that repeat, not
+    /// about the walk: a base of three steps voted "stride" reads a pace 1.5 times slower, one
+    /// of four steps a vote for twice the step. In a slow walk, where the wrist's own movement
+    /// makes the window's longer lags as strong as the step's, such frames turned a walk at
+    /// 60 steps/min to 40 or 30 (`WristWalk`), and a clear one held for two frames was taken as
+    /// a change of pace.
+    static func repeatsFollowedStep(_ frame: RhythmFrame, _ step: Double, tolerance: Double) -> Bool {
+        guard let base = frame.basePeriodSeconds else { return false }
+        return longerRepeats.contains { same(base, step * $0, tolerance: tolerance) }
+    }
+
     /// Seconds of the walks counted so far, from each start to its end.
     private(set) var walkingSeconds = 0.0
+    /// Set to record every walk that ends into `walkRecords` (a developer's trace; memory grows).
+    var recordsWalks = false
+    /// Each ended walk: its start and end, seconds, and its steps (counted or not).
+    private(set) var walkRecords: [(startSeconds: Double, endSeconds: Double, steps: Int)] = []
 
     init(parameters: StepCounter.Parameters, hopSeconds: Double) {
         self.parameters = parameters
@@ -198,15 +222,26 @@ struct WalkTracker: Sendable {
                 start = previous.resumeFromSeconds
             }
         }
-        var walk = Walk(stepPeriodSeconds: stepPeriod, support: support, startSeconds: start,
+        var walk = Walk(stepPeriodSeconds: stepPeriod, support: support, votedPeriodSeconds: stepPeriod, startSeconds: start,
                         countedThroughSeconds: start, releasedThroughSeconds: start, lastCentreSeconds: last)
         walk.accrue(through: last + hopSeconds / 2)
         return walk
     }
 
     private func clearLevel(stepPeriod: Double) -> Double {
-        60 / stepPeriod < parameters.clearRhythmBelowStepsPerMinute ? parameters.periodicityToStartSlowWalk : parameters.periodicityToStart
+        // During a mindful walk walking is presumed, and a slow rhythm is what is expected, not
+        // a car's or a chair's: the presumption weighs as much as landings do (half the way from
+        // continuing to starting, `unlandedMargin`). Not more: a start at the continuing level
+        // counted desks and dressing as walks (300-560 false steps per hour against 100 here;
+        // docs/steps-history.md).
+        if context != nil { return parameters.periodicityToStart - unlandedMargin }
+        return 60 / stepPeriod < parameters.clearRhythmBelowStepsPerMinute ? parameters.periodicityToStartSlowWalk : parameters.periodicityToStart
     }
+
+    /// A walk shows a rhythm and landings one step apart; a rhythm without them is as often a
+    /// hand's or a vehicle's, and must be clearer: by half the way from continuing to starting
+    /// (a steering wheel's and a desk's rhythms stay just below the start level).
+    private var unlandedMargin: Double { (parameters.periodicityToStart - parameters.periodicityToContinue) / 2 }
 
     /// The newest `confirmFrames` frames when they agree on a base period and each shows a
     /// clear rhythm; and the step period they read.
@@ -219,11 +254,7 @@ struct WalkTracker: Sendable {
         let votes = run.reduce(0.0) { $0 + $1.strideVote }
         let stepPeriod = votes > 0 ? median / 2 : median
         let clear = clearLevel(stepPeriod: stepPeriod)
-        // A walk shows a rhythm and landings one step apart; a rhythm without them is as often a
-        // hand's or a vehicle's, and must be clearer: by half the way from continuing to
-        // starting (a steering wheel's and a desk's rhythms stay just below the start level).
-        let unlanded = (parameters.periodicityToStart - parameters.periodicityToContinue) / 2
-        guard run.allSatisfy({ $0.periodicity >= clear + ($0.heelStrikesOnStep ? 0 : unlanded) }) else { return nil }
+        guard run.allSatisfy({ $0.periodicity >= clear + ($0.heelStrikesOnStep ? 0 : unlandedMargin) }) else { return nil }
         return (run, stepPeriod)
     }
 
@@ -245,7 +276,9 @@ struct WalkTracker: Sendable {
             let steps = run.map { $0.stepPeriodSeconds! }.sorted()
             let median = steps[steps.count / 2]
             guard steps.allSatisfy({ Self.same($0, median, tolerance: parameters.periodTolerance) }) else { return nil }
-            if evidence >= Double(confirmFrames) * (clearLevel(stepPeriod: median) - floor) - 1e-9 { return (run, median) }
+            // (During a mindful walk the run must still hold as long as a clear start's.)
+            if evidence >= Double(confirmFrames) * (clearLevel(stepPeriod: median) - floor) - 1e-9,
+               context == nil || n >= confirmFrames { return (run, median) }
         }
         return nil
     }
@@ -254,13 +287,23 @@ struct WalkTracker: Sendable {
 
     private mutating func follow(_ frame: RhythmFrame, envelope: Envelope) -> Int {
         guard var current = walk else { return 0 }
-        guard frame.rmsG >= parameters.noiseFloorG, frame.periodicityAtFollowed >= parameters.periodicityToContinue else {
+        // A walk goes on while its rhythm holds, or, once it holds the shortest walk's steps,
+        // while its landings still fall one of its steps apart: a slow walk's window holds only
+        // 6-12 steps, and steps that vary by a tenth or more smear its correlation below the
+        // continuing level while each step still lands (`WristWalk` at 60 steps/min; the Sensor
+        // Watch slow walks). A rhythm that has not yet made a walk (a hand scrubbing at 3.5 Hz,
+        // whose impulses fall one brisk step apart as readily as landings) must hold on its own.
+        let landing = frame.heelStrikesOnFollowed && current.steps >= parameters.minimumWalkSteps
+        guard frame.rmsG >= parameters.noiseFloorG,
+              frame.periodicityAtFollowed >= parameters.periodicityToContinue || landing else {
             return end(envelope: envelope)
         }
         // A window whose own rhythm is too weak to keep a walk going says nothing about its
         // period: it votes neither step nor stride (washing up's scrubbing, read as a step of a
         // third of the walk's, switched a slow false start to 200 steps/min).
-        if frame.isCandidate, frame.periodicity >= parameters.periodicityToContinue, let reading = frame.stepPeriodSeconds {
+        var otherReading = false
+        if frame.isCandidate, frame.periodicity >= parameters.periodicityToContinue, let reading = frame.stepPeriodSeconds,
+           !Self.repeatsFollowedStep(frame, current.stepPeriodSeconds, tolerance: parameters.periodTolerance) {
             let followed = current.stepPeriodSeconds
             let tolerance = parameters.periodTolerance
             let weight = frame.centreSeconds - windowSeconds / 2 < current.startSeconds ? 0 : weight(frame)
@@ -280,13 +323,22 @@ struct WalkTracker: Sendable {
                     current = Self.switched(current, to: reading, votes: current.votesForHalf)
                 }
             } else if frame.periodicity >= parameters.periodicityToStart,
-                      frame.recentStrideSeconds.map({ Self.same($0 / 2, reading, tolerance: tolerance) }) == true,
                       !Self.longerRepeats.contains(where: { Self.same(reading, followed * $0, tolerance: tolerance) }) {
-                // A clear new rhythm that the last few seconds show too: the walker changed pace
-                // by more than the tolerance.
-                current = Self.switched(current, to: reading, votes: weight, rereading: false)
+                // A clear new rhythm that the last few seconds show too, or that holds as long as
+                // a walk's start must (the last seconds' pace is searched only within 30 % of the
+                // walk's: 45 -> 76 steps/min is beyond it): the walker changed pace by more than
+                // the tolerance. A period longer than any step counts toward holding only with
+                // the last seconds' stride beside it: alone it can only be called a stride, and a
+                // repeat that long is as often the arm's gesture every few seconds as a new pace.
+                let held = current.otherRhythm.map { Self.same($0.stepPeriodSeconds, reading, tolerance: tolerance) ? $0.frames + 1 : 1 } ?? 1
+                current.otherRhythm = (reading, held)
+                if (held >= confirmFrames && !isLongerThanAnyStep(frame)) || frame.recentStrideSeconds.map({ Self.same($0 / 2, reading, tolerance: tolerance) }) == true {
+                    current = Self.switched(current, to: reading, votes: weight, rereading: false)
+                }
+                otherReading = true
             }
         }
+        if !otherReading { current.otherRhythm = nil }
         // The pace of the last few seconds is the cadence the band publishes (the window's
         // period lags a change of pace by half a window).
         // A reading far from the walk's (a misread in a changing window) is not published:
@@ -302,6 +354,16 @@ struct WalkTracker: Sendable {
             // The window's rhythm is fading while the last seconds keep one nearby: the walker
             // changed pace; follow it.
             current.stepPeriodSeconds = recent
+        }
+        if context != nil, !Self.same(current.stepPeriodSeconds, current.votedPeriodSeconds, tolerance: parameters.periodTolerance) {
+            // The pace changed, step by step, beyond the tolerance: the frames that voted at the
+            // old pace say nothing of whether the new period is a step or a stride. During a
+            // mindful walk the expected cadence makes their votes sure, and a surge's votes held
+            // the walk at twice its pace once it slowed again (45 -> 76 -> 45 steps/min).
+            current.support = 0
+            current.votesForDouble = 0
+            current.votesForHalf = 0
+            current.votedPeriodSeconds = current.stepPeriodSeconds
         }
         current.accrue(through: frame.centreSeconds + hopSeconds / 2)
         current.lastCentreSeconds = frame.centreSeconds
@@ -322,8 +384,10 @@ struct WalkTracker: Sendable {
         next.recentStepPeriodSeconds = rereading ? walk.recentStepPeriodSeconds.map { $0 * stepPeriod / walk.stepPeriodSeconds } : nil
         next.stepPeriodSeconds = stepPeriod
         next.support = votes
+        next.votedPeriodSeconds = stepPeriod
         next.votesForDouble = 0
         next.votesForHalf = 0
+        next.otherRhythm = nil
         return next
     }
 
@@ -331,8 +395,13 @@ struct WalkTracker: Sendable {
     /// and nothing when its period is longer than any step (there it can only call the period a
     /// stride, and such a long repeat is as often two strides as one).
     private func weight(_ frame: RhythmFrame) -> Double {
-        if frame.strideVote > 0, (frame.basePeriodSeconds ?? 0) >= 60 / parameters.slowestCadenceStepsPerMinute { return 0 }
+        if isLongerThanAnyStep(frame) { return 0 }
         return Swift.min(1, abs(frame.strideVote))
+    }
+
+    /// Whether a frame reads a stride whose period is longer than any step: it can only call it a stride.
+    private func isLongerThanAnyStep(_ frame: RhythmFrame) -> Bool {
+        frame.strideVote > 0 && (frame.basePeriodSeconds ?? 0) >= 60 / parameters.slowestCadenceStepsPerMinute
     }
 
     // MARK: End and release
@@ -343,6 +412,7 @@ struct WalkTracker: Sendable {
         guard let current = walk else { return 0 }
         let ending = ending(of: current, envelope: envelope)
         walk = nil
+        if recordsWalks { walkRecords.append((current.startSeconds, ending.stop, ending.steps)) }
         lastEnd = (ending.stop, current.stepPeriodSeconds, ending.release != nil ? ending.stop : current.startSeconds)
         guard let release = ending.release else { return 0 }
         walkingSeconds += Swift.max(0, ending.stop - current.startSeconds)
@@ -360,16 +430,16 @@ struct WalkTracker: Sendable {
 
     /// The end of `current` placed as at the stream's end: where it stops, and its steps not
     /// yet released with their stretch (nil when the walk does not hold `minimumWalkSteps`).
-    private func ending(of current: Walk, envelope: Envelope) -> (stop: Double, release: StepRelease?) {
+    private func ending(of current: Walk, envelope: Envelope) -> (stop: Double, steps: Int, release: StepRelease?) {
         let last = current.lastCentreSeconds
         let stop = edge(from: last, stepPeriod: current.stepPeriodSeconds,
                         typicalOver: Swift.min(last, Swift.max(current.startSeconds, last - windowSeconds)) ... last,
                         envelope: envelope, forward: true)
         let total = stop > current.startSeconds ? current.steps(at: stop) : 0
         let final = Int((total + 0.5).rounded(.down))
-        guard Double(final) >= parameters.minimumWalkSteps else { return (stop, nil) }
+        guard Double(final) >= parameters.minimumWalkSteps else { return (stop, final, nil) }
         let steps = Swift.max(0, final - current.releasedSteps)
-        return (stop, steps > 0 ? StepRelease(steps: steps, fromSeconds: current.releasedThroughSeconds, throughSeconds: Swift.max(stop, current.releasedThroughSeconds)) : .none)
+        return (stop, final, steps > 0 ? StepRelease(steps: steps, fromSeconds: current.releasedThroughSeconds, throughSeconds: Swift.max(stop, current.releasedThroughSeconds)) : .none)
     }
 
     /// Releases the steps accrued up to `horizon`, which no end can take back, once the walk
