@@ -73,9 +73,12 @@ enum MindfulContextScore {
             print("  " + pad(recording.label.file, 52) + pad(String(recording.label.trueSteps), 6) + pad(String(counted[0][i]), 6)
                   + pad(String(counted[1][i]), 6) + fixed(0.8 * truths[i], 0))
         }
-        print("slow clips, true / no context / expected 0.8, 1, 1.2 x:")
+        // The true cadence each clip's context is a share of: over the walking time the context-free
+        // counter found, a clip it counts little of gets a cadence far above its pace.
+        print("slow clips, true / no context / expected 0.8, 1, 1.2 x / the true cadence they are shares of, steps/min:")
         for (i, recording) in set.recordings.enumerated() where isSlowClip(recording) {
-            print("  " + pad(recording.label.file, 44) + pad(String(recording.label.trueSteps), 6) + counted.map { pad(String($0[i]), 6) }.joined())
+            print("  " + pad(recording.label.file, 44) + pad(String(recording.label.trueSteps), 6) + counted.map { pad(String($0[i]), 6) }.joined()
+                  + fixed(truths[i], 0))
         }
     }
 }
