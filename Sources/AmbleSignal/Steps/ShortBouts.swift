@@ -9,6 +9,8 @@
 ///   1.5 × `typicalCadenceStepsPerMinute`, down to the slowest clear rhythm,
 ///   `clearRhythmBelowStepsPerMinute`: 0.38-1.2 s) and within `periodTolerance` of the one
 ///   before: a gesture's impulses come singly or in irregular bursts, and scrubbing's at 3-5 Hz;
+/// - its landings are alike: none under `HeelStrikes.relativeSize` of the largest (each foot
+///   lands alike; a smaller impulse is the arm's, as for a window's heel strikes);
 /// - its movement is a walker's: at least `verticalShare` of it along gravity (walking moves
 ///   the body up and down; typing, stirring and wiping move the hand across), above the sensor's
 ///   noise (`noiseFloorG`) and below a runner's (`runningRMSG`; washing up and arms swung at the
@@ -28,8 +30,9 @@ struct ShortBouts: Sendable {
         var steps: Int
     }
 
-    /// Bouts held at once: a bout lasts at least five shortest steps (1.5 s), and is held for
-    /// `holdSeconds`; more than this in that time are not bouts of walking (the newest is dropped).
+    /// Bouts held at once: a bout lasts at least five of a walker's shortest steps (1.9 s) and is
+    /// held for `holdSeconds` (30 s): sixteen fill that time with bouts; more are dropped (the
+    /// newest), and a walk that long is counted as a walk.
     static let capacity = 16
 
     private let leastLandings: Int
@@ -58,7 +61,9 @@ struct ShortBouts: Sendable {
     /// The smallest and largest landing of the run, and the last one, g.
     private var amplitudes = (smallest: 0.0, largest: 0.0)
     private var lastAmplitudeG = 0.0
-    /// Running sums of the band-passed |a|², the three axes' squares summed, and samples.
+    /// Running sums of the band-passed |a|², the three axes' squares summed, and samples (a
+    /// run's are the difference of two; at the sums a month of wearing reaches, about 10^7, a
+    /// difference keeps eight decimal places).
     private var energy = SIMD4<Double>()
     private var energyAtLast = SIMD4<Double>()
 
