@@ -300,6 +300,7 @@ func printTrace(_ samples: [AccelerationSample], parameters: StepCounter.Paramet
             .map { pad($0, 7) }.joined(separator: " "))
     }
     for w in counter.walkRecords { print("walk \(fixed(w.startSeconds, 1))-\(fixed(w.endSeconds, 1)) s: \(w.steps) steps") }
+    for b in counter.boutRecords { print("bout \(fixed(b.fromSeconds, 1))-\(fixed(b.throughSeconds, 1)) s: \(b.steps) steps") }
     print("total \(counter.totalSteps) steps, walking \(fixed(counter.walkingSeconds, 1)) s")
 }
 

@@ -60,8 +60,12 @@ struct HeelStrikes: Sendable {
         pending = nil
     }
 
-    /// Takes one fixed-rate value of the heel-strike signal (g), centred at `timeSeconds`.
-    mutating func append(_ impulse: Double, timeSeconds: Double) {
+    /// Takes one fixed-rate value of the heel-strike signal (g), centred at `timeSeconds`;
+    /// returns the impulse it settles (kept once no larger one can follow within the refractory
+    /// period), if any.
+    @discardableResult
+    mutating func append(_ impulse: Double, timeSeconds: Double) -> Impulse? {
+        var settled: Impulse?
         // `previous` (one sample older than `impulse`) is a local maximum.
         if previous > floorG, previous >= beforePrevious, previous > impulse {
             let candidate = Impulse(timeSeconds: previousTime, amplitudeG: previous)
@@ -71,7 +75,10 @@ struct HeelStrikes: Sendable {
                     pendingAge = 0
                 }
             } else {
-                if let held = pending { impulses.append(held) }
+                if let held = pending {
+                    impulses.append(held)
+                    settled = held
+                }
                 pending = candidate
                 pendingAge = 0
             }
@@ -80,12 +87,14 @@ struct HeelStrikes: Sendable {
             pendingAge += 1
             if pendingAge > refractorySamples {
                 impulses.append(held)
+                settled = held
                 pending = nil
             }
         }
         beforePrevious = previous
         previous = impulse
         previousTime = timeSeconds
+        return settled
     }
 
     /// Whether the heel strikes between `start` and `end` (seconds) fall on a step period of

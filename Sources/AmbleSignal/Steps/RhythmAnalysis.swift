@@ -219,7 +219,7 @@ struct RhythmAnalysis: Sendable {
         evidence += heelStrikeEvidence
         // A runner's cadence is the typical runner's whatever walk was planned; a walker's is
         // the one expected of this walk when the band knows it.
-        let typical = rmsG > parameters.runningRMSG ? 1.5 * parameters.typicalCadenceStepsPerMinute
+        let typical = rmsG > parameters.runningRMSG ? parameters.typicalRunningCadenceStepsPerMinute
             : expectedStepsPerMinute ?? parameters.typicalCadenceStepsPerMinute
         let prior = (abs(Double.log(stepRate / typical)) - abs(Double.log(strideRate / typical))) / Double.log(2)
         return evidence + prior

@@ -87,6 +87,7 @@ public struct StepCounter: Sendable {
     private let analysis: RhythmAnalysis
     private var tracker: WalkTracker
     private var heelStrikes: HeelStrikes
+    private var bouts: ShortBouts
     private var envelope: RingBuffer<Double>
     private var magnitudeR: [Double]
     private var vectorR: [Double]
@@ -122,6 +123,8 @@ public struct StepCounter: Sendable {
     /// `minimumWalkSteps` are not counted).
     @_spi(Diagnostics) public var walkRecords: [(startSeconds: Double, endSeconds: Double, steps: Int)] { tracker.walkRecords }
     @_spi(Diagnostics) public private(set) var frameRecords: [FrameRecord] = []
+    /// The short bouts released (`ShortBouts`), each release with its stretch.
+    @_spi(Diagnostics) public private(set) var boutRecords: [StepRelease] = []
 
     public init(parameters: Parameters = .standard) {
         self.parameters = parameters
@@ -146,6 +149,9 @@ public struct StepCounter: Sendable {
             + Self.spareHeelStrikes
         heelStrikes = HeelStrikes(floorG: parameters.heelStrikeG, refractorySamples: refractorySamples,
                                   capacity: heelStrikeCapacity)
+        // A bout is held until no walk can start over it: a start is searched back through the
+        // envelope, and a walk that resumes another within a window counts from it.
+        bouts = ShortBouts(parameters: parameters, holdSeconds: Self.envelopeSeconds + parameters.windowSeconds)
         let envelopeCount = Int(Self.envelopeSeconds * rate)
         envelope = RingBuffer(capacity: envelopeCount, filling: 0)
         magnitudeR = [Double](repeating: 0, count: maximumLag + 1)
@@ -158,7 +164,7 @@ public struct StepCounter: Sendable {
     /// Numbers held in the counter's buffers: fixed when it is made (constant memory).
     var bufferElementCount: Int {
         magnitudeCorrelation.bufferElementCount + vectorCorrelation.bufferElementCount + envelope.capacity
-            + heelStrikes.bufferElementCount + magnitudeR.count + vectorR.count + recentR.count + taper.count
+            + heelStrikes.bufferElementCount + 3 * ShortBouts.capacity + magnitudeR.count + vectorR.count + recentR.count + taper.count
     }
 
     /// Feeds one sample; returns the steps it releases (0 or more).
@@ -171,11 +177,8 @@ public struct StepCounter: Sendable {
     /// belong to.
     public mutating func processTimed(_ sample: AccelerationSample) -> StepRelease {
         signal.append(sample)
-        var released = StepRelease.none
-        if signal.didRestart, restart() > 0 { released = tracker.lastRelease }
-        while let tick = signal.nextTick() {
-            if analyse(tick) > 0 { released = released.merged(with: tracker.lastRelease) }
-        }
+        var released = signal.didRestart ? restart() : .none
+        while let tick = signal.nextTick() { released = released.merged(with: analyse(tick)) }
         totalSteps += released.steps
         updateCadence(at: sample.timeSeconds)
         return released
@@ -212,7 +215,7 @@ public struct StepCounter: Sendable {
 
     /// `finish()`, with the stretch of sample time the released steps were taken in.
     public mutating func finishTimed() -> StepRelease {
-        let released = tracker.finish(envelope: currentEnvelope()) > 0 ? tracker.lastRelease : .none
+        let released = restart()
         totalSteps += released.steps
         cadenceStepsPerMinute = 0
         resetAnalysis()
@@ -224,7 +227,8 @@ public struct StepCounter: Sendable {
     /// they were taken in. A band that keeps these with each second it stores loses no more than
     /// the second under way when the power is cut.
     public var pendingRelease: StepRelease {
-        tracker.pendingRelease(envelope: currentEnvelope())
+        let ending = tracker.pendingEnding(envelope: currentEnvelope())
+        return ending.release.merged(with: bouts.finalRelease(covered: tracker.lastCountedWalkSpan, alsoCovered: ending.counted))
     }
 
     /// The steps of `pendingRelease`.
@@ -232,8 +236,13 @@ public struct StepCounter: Sendable {
 
     // MARK: Stages
 
-    private mutating func restart() -> Int {
-        let released = tracker.finish(envelope: currentEnvelope())
+    /// Ends the walk under way and releases its steps and the bouts that no counted walk covers.
+    private mutating func restart() -> StepRelease {
+        let ending = tracker.pendingEnding(envelope: currentEnvelope())
+        let walkRelease = tracker.finish(envelope: currentEnvelope()) > 0 ? tracker.lastRelease : .none
+        let boutRelease = bouts.finalRelease(covered: tracker.lastCountedWalkSpan, alsoCovered: ending.counted)
+        if recordsFrames, boutRelease.steps > 0 { boutRecords.append(boutRelease) }
+        let released = walkRelease.merged(with: boutRelease)
         resetAnalysis()
         return released
     }
@@ -243,20 +252,38 @@ public struct StepCounter: Sendable {
         magnitudeCorrelation.reset()
         vectorCorrelation.reset()
         heelStrikes.reset()
+        bouts.reset()
         envelope.removeAll()
     }
 
-    private mutating func analyse(_ tick: GaitSignal.Tick) -> Int {
+    private mutating func analyse(_ tick: GaitSignal.Tick) -> StepRelease {
         magnitudeCorrelation.append(SIMD4(tick.magnitude, 0, 0, 0))
         // The second correlation holds the three axes, or on |a| alone the heel strikes: there
         // the arm's swing is hardly seen, and the landings carry the steps.
         vectorCorrelation.append(signal.hasAxes ? SIMD4(tick.x, tick.y, tick.z, 0) : SIMD4(tick.clippedHeelStrike, 0, 0, 0))
         envelope.append(tick.magnitude)
-        heelStrikes.append(tick.heelStrike, timeSeconds: tick.timeSeconds - Double(signal.heelStrikeHalfWidth) / Self.rateHz)
+        let landing = heelStrikes.append(tick.heelStrike, timeSeconds: tick.timeSeconds - Double(signal.heelStrikeHalfWidth) / Self.rateHz)
+        // Short bouts on three axes, and not during a mindful walk (walking is presumed there).
+        if signal.hasAxes, context == nil {
+            bouts.append(magnitude: tick.magnitude, x: tick.x, y: tick.y, z: tick.z)
+            if let landing { bouts.landed(atSeconds: landing.timeSeconds, amplitudeG: landing.amplitudeG) }
+            // A landing is settled a refractory period after its peak, which is a half-width old.
+            bouts.advance(toSeconds: tick.timeSeconds - Double(signal.heelStrikeHalfWidth + heelStrikes.refractorySamples + 1) / Self.rateHz)
+        }
         analysisTimeSeconds = tick.timeSeconds
-        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return 0 }
+        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return .none }
         let frame = measureRhythm(atSeconds: tick.timeSeconds)
-        let released = tracker.process(frame, envelope: currentEnvelope())
+        let walked = tracker.process(frame, envelope: currentEnvelope())
+        var release = walked > 0 ? tracker.lastRelease : .none
+        // Bouts that a counted walk covers are its steps; the others are released once no walk
+        // can start over them.
+        if let span = tracker.lastCountedWalkSpan { bouts.dropCovered(from: span.lowerBound, to: span.upperBound) }
+        if let start = tracker.countedWalkStartSeconds { bouts.dropCovered(from: start, to: .infinity) }
+        let boutRelease = bouts.release(now: tick.timeSeconds, lastWalkEndSeconds: tracker.lastWalkEndSeconds,
+                                  walkStartSeconds: tracker.walkStartSeconds)
+        if recordsFrames, boutRelease.steps > 0 { boutRecords.append(boutRelease) }
+        release = release.merged(with: boutRelease)
+        let released = release.steps
         if recordsFrames {
             frameRecords.append(FrameRecord(timeSeconds: tick.timeSeconds, basePeriodSeconds: frame.basePeriodSeconds,
                                             periodicity: frame.periodicity, strideVote: frame.strideVote, rmsG: frame.rmsG,
@@ -266,7 +293,7 @@ public struct StepCounter: Sendable {
                                             cadenceStepsPerMinute: tracker.cadenceStepsPerMinute,
                                             totalSteps: totalSteps + released))
         }
-        return released
+        return release
     }
 
     /// The rhythm of the window ending now.

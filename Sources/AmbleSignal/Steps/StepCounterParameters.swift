@@ -119,6 +119,8 @@ extension StepCounter {
         /// Band-pass edges, Hz: 1.2 x the slowest stride rate, 1.2 x the fastest step rate.
         var bandLowHz: Double { 1.2 * slowestCadenceStepsPerMinute / 120 }
         var bandHighHz: Double { 1.2 * fastestCadenceStepsPerMinute / 60 }
+        /// A runner's typical cadence, steps per minute (recreational running: 150-170).
+        var typicalRunningCadenceStepsPerMinute: Double { 1.5 * typicalCadenceStepsPerMinute }
         /// Shortest step and longest stride searched, seconds.
         var shortestStepSeconds: Double { 60 / fastestCadenceStepsPerMinute }
         var longestStrideSeconds: Double { 120 / slowestCadenceStepsPerMinute }

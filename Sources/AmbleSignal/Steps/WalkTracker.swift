@@ -165,6 +165,17 @@ struct WalkTracker: Sendable {
     /// new window's periodicity there (and at the stride).
     var followedStepPeriodSeconds: Double? { walk?.stepPeriodSeconds }
 
+    /// Where the walk under way starts, seconds (nil when none).
+    var walkStartSeconds: Double? { walk?.startSeconds }
+    /// Where the walk under way starts when it is counted already (some of its steps released),
+    /// seconds: what it covers from there is its own.
+    var countedWalkStartSeconds: Double? { walk.flatMap { $0.releasedSteps > 0 ? $0.startSeconds : nil } }
+    /// Where the last walk ended, seconds (nil when none since the stream began).
+    var lastWalkEndSeconds: Double? { lastEnd?.seconds }
+    /// The last walk that ended with its steps counted (`minimumWalkSteps` or more): its start
+    /// and end, seconds.
+    private(set) var lastCountedWalkSpan: ClosedRange<Double>?
+
     /// Steps per minute of the walk under way (its newest frame), 0 when none.
     var cadenceStepsPerMinute: Double { walk.map { 60 / ($0.recentStepPeriodSeconds ?? $0.stepPeriodSeconds) } ?? 0 }
 
@@ -172,6 +183,7 @@ struct WalkTracker: Sendable {
     mutating func reset() {
         walk = nil
         lastEnd = nil
+        lastCountedWalkSpan = nil
         recent.removeAll(keepingCapacity: true)
     }
 
@@ -415,6 +427,7 @@ struct WalkTracker: Sendable {
         if recordsWalks { walkRecords.append((current.startSeconds, ending.stop, ending.steps)) }
         lastEnd = (ending.stop, current.stepPeriodSeconds, ending.release != nil ? ending.stop : current.startSeconds)
         guard let release = ending.release else { return 0 }
+        lastCountedWalkSpan = current.startSeconds ... Swift.max(current.startSeconds, ending.stop)
         walkingSeconds += Swift.max(0, ending.stop - current.startSeconds)
         if release.steps > 0 { lastRelease = release }
         return release.steps
@@ -424,8 +437,15 @@ struct WalkTracker: Sendable {
     /// released (none unless it holds `minimumWalkSteps`) and the stretch they were taken in.
     /// A power cut loses no more than these, which the band stores with each second.
     func pendingRelease(envelope: Envelope) -> StepRelease {
-        guard let current = walk else { return .none }
-        return ending(of: current, envelope: envelope).release ?? .none
+        pendingEnding(envelope: envelope).release
+    }
+
+    /// `pendingRelease`, and the stretch the walk under way would cover were it to end now
+    /// counted (nil when none, or too short to count).
+    func pendingEnding(envelope: Envelope) -> (release: StepRelease, counted: ClosedRange<Double>?) {
+        guard let current = walk else { return (.none, nil) }
+        let ending = ending(of: current, envelope: envelope)
+        return (ending.release ?? .none, ending.release == nil ? nil : current.startSeconds ... Swift.max(current.startSeconds, ending.stop))
     }
 
     /// The end of `current` placed as at the stream's end: where it stops, and its steps not
