@@ -178,7 +178,7 @@ public struct StepCounter: Sendable {
     public mutating func processTimed(_ sample: AccelerationSample) -> StepReleases {
         signal.append(sample)
         var released = signal.didRestart ? restart() : StepReleases()
-        while let tick = signal.nextTick() { released.append(contentsOf: analyse(tick)) }
+        while let tick = signal.nextTick() { analyse(tick, releasingInto: &released) }
         totalSteps += released.steps
         updateCadence(at: sample.timeSeconds)
         return released
@@ -258,7 +258,7 @@ public struct StepCounter: Sendable {
         envelope.removeAll()
     }
 
-    private mutating func analyse(_ tick: GaitSignal.Tick) -> StepReleases {
+    private mutating func analyse(_ tick: GaitSignal.Tick, releasingInto released: inout StepReleases) {
         magnitudeCorrelation.append(SIMD4(tick.magnitude, 0, 0, 0))
         // The second correlation holds the three axes, or on |a| alone the heel strikes: there
         // the arm's swing is hardly seen, and the landings carry the steps.
@@ -273,29 +273,27 @@ public struct StepCounter: Sendable {
             bouts.advance(toSeconds: tick.timeSeconds - Double(signal.heelStrikeHalfWidth + heelStrikes.refractorySamples + 1) / Self.rateHz)
         }
         analysisTimeSeconds = tick.timeSeconds
-        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return StepReleases() }
+        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return }
         let frame = measureRhythm(atSeconds: tick.timeSeconds)
         let walked = tracker.process(frame, envelope: currentEnvelope())
-        var release = StepReleases(walked > 0 ? tracker.lastRelease : .none)
+        if walked > 0 { released.append(tracker.lastRelease) }
         // Bouts that a counted walk covers are its steps; the others are released once no walk
         // can start over them.
         if let span = tracker.lastCountedWalkSpan { bouts.dropCovered(from: span.lowerBound, to: span.upperBound) }
         if let start = tracker.countedWalkStartSeconds { bouts.dropCovered(from: start, to: .infinity) }
         let boutRelease = bouts.release(now: tick.timeSeconds, lastWalkEndSeconds: tracker.lastWalkEndSeconds,
                                   walkStartSeconds: tracker.walkStartSeconds)
-        if recordsFrames { boutRecords.append(contentsOf: boutRelease) }
-        release.append(contentsOf: boutRelease)
-        let released = release.steps
+        released.append(contentsOf: boutRelease)
         if recordsFrames {
+            boutRecords.append(contentsOf: boutRelease)
             frameRecords.append(FrameRecord(timeSeconds: tick.timeSeconds, basePeriodSeconds: frame.basePeriodSeconds,
                                             periodicity: frame.periodicity, strideVote: frame.strideVote, rmsG: frame.rmsG,
                                             isCandidate: frame.isCandidate, periodicityAtFollowed: frame.periodicityAtFollowed,
                                             heelStrikesOnStep: frame.heelStrikesOnStep,
                                             followedStepPeriodSeconds: tracker.followedStepPeriodSeconds,
                                             cadenceStepsPerMinute: tracker.cadenceStepsPerMinute,
-                                            totalSteps: totalSteps + released))
+                                            totalSteps: totalSteps + Swift.max(0, walked) + boutRelease.steps))
         }
-        return release
     }
 
     /// The rhythm of the window ending now.
