@@ -30,7 +30,7 @@ struct StepAnalysis {
     /// 10 s after they were taken, a walk's first ones together 1 s or more after it is
     /// confirmed, its last ones when it ends), the steps, the running total, the cadence the
     /// counter publishes, and the stretch of time the steps were taken in (where the band
-    /// files them).
+    /// files them; a walk's and a bout's released together are a row each).
     struct Release {
         var timeSeconds: Double
         var steps: Int
@@ -81,11 +81,7 @@ struct StepAnalysis {
             last = row.timeSeconds
             intervals.add(timeSeconds: row.timeSeconds)
             let released = counter.processTimed(.recorded(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
-            if let trace, released.steps > 0 {
-                trace(Release(timeSeconds: row.timeSeconds, steps: released.steps, totalSteps: counter.totalSteps,
-                              cadenceStepsPerMinute: counter.cadenceStepsPerMinute,
-                              takenFromSeconds: released.fromSeconds, takenThroughSeconds: released.throughSeconds))
-            }
+            if let trace { traceReleases(released, atSeconds: row.timeSeconds, totalSteps: counter.totalSteps, cadenceStepsPerMinute: counter.cadenceStepsPerMinute, trace) }
             let completed = seconds.completed(by: row.timeSeconds)
             guard completed > 0 else { return }
             cadenceReadings += 1
@@ -98,10 +94,7 @@ struct StepAnalysis {
             }
         }
         let flushed = counter.finishTimed()
-        if let trace, flushed.steps > 0 {
-            trace(Release(timeSeconds: last, steps: flushed.steps, totalSteps: counter.totalSteps, cadenceStepsPerMinute: 0,
-                          takenFromSeconds: flushed.fromSeconds, takenThroughSeconds: flushed.throughSeconds))
-        }
+        if let trace { traceReleases(flushed, atSeconds: last, totalSteps: counter.totalSteps, cadenceStepsPerMinute: 0, trace) }
         return StepAnalysis(
             steps: counter.totalSteps,
             durationSeconds: last - (first ?? last),
@@ -117,6 +110,18 @@ struct StepAnalysis {
 
     /// Reads only the times of a recording and checks its rate (for `--trace`, which prints
     /// as it counts: a file it refuses prints nothing).
+    /// One `Release` row for each stretch that one sample (or the end) released, oldest first,
+    /// each with the running total after it (`totalSteps`: after them all).
+    private static func traceReleases(_ releases: StepReleases, atSeconds time: Double, totalSteps: Int, cadenceStepsPerMinute: Double,
+                                      _ trace: (Release) -> Void) {
+        var total = totalSteps - releases.steps
+        for release in releases.sorted(by: { $0.fromSeconds < $1.fromSeconds }) {
+            total += release.steps
+            trace(Release(timeSeconds: time, steps: release.steps, totalSteps: total, cadenceStepsPerMinute: cadenceStepsPerMinute,
+                          takenFromSeconds: release.fromSeconds, takenThroughSeconds: release.throughSeconds))
+        }
+    }
+
     static func checkRate(of recording: AccelerationRecording) throws {
         var intervals = SampleIntervals()
         try recording.forEachRow { intervals.add(timeSeconds: $0.timeSeconds) }

@@ -78,3 +78,48 @@ struct StepShortBoutsTests {
         #expect(countSteps(recording, magnitudeOnly: true).steps == 0)
     }
 }
+
+/// A short bout and a walk released by one call (`StepReleases`): each stretch's steps stay in it.
+@Suite("Step counter: a bout and a walk released together")
+struct StepBoutAndWalkReleaseTests {
+    /// A bout of ten steps (15-20.7 s), 20 s still, then a walk from 40.7 s; the stream ends
+    /// (or breaks off for longer than a gap is bridged) at 48 s, with the walk under way and the
+    /// bout still held: both come out together.
+    @Test("the steps of a bout and of a walk released together are taken within their own stretches",
+          arguments: [false, true])
+    func boutAndWalkKeepTheirStretches(endsWithGap: Bool) {
+        let recording = SyntheticActivities.render([.still(seconds: 15), .walking(cadenceStepsPerMinute: 105, seconds: 5.7), .still(seconds: 20),
+                                                    .walking(cadenceStepsPerMinute: 100, seconds: 20)],
+                                                   sampling: plan(rateHz: 25, irregular: false, magnitudeOnly: false), seed: 3)
+        var counter = StepCounter()
+        var before = 0
+        for row in recording.rows where row.timeSeconds < 48 {
+            before += counter.process(AccelerationSample(timeSeconds: row.timeSeconds, xG: row.xG, yG: row.yG, zG: row.zG))
+        }
+        #expect(before == 0 && counter.isWalking, "nothing released yet, the walk under way")
+        let released = endsWithGap ? counter.processTimed(AccelerationSample(timeSeconds: 60, xG: 0, yG: 0, zG: 1)) : counter.finishTimed()
+        let times = released.flatMap { release in (0 ..< release.steps).map(release.timeOfStep) }
+        let inBout = times.filter { (15 ... 20.7).contains($0) }.count
+        let inWalk = times.filter { (40.7 ... 48).contains($0) }.count
+        #expect(inBout == 10 && inWalk >= 8 && inBout + inWalk == released.steps,
+                "\(inBout) steps in the bout, \(inWalk) in the walk, of \(released.steps): \(Array(released))")
+    }
+
+    struct Case: Sendable {
+        var releases: [(Int, Double, Double)]
+        var stretches: [(Int, Double, Double)]
+    }
+
+    @Test("releases that touch are one stretch; apart, their own, up to the capacity; beyond it, the nearest's", arguments: [
+        Case(releases: [(2, 10, 11), (3, 11, 12)], stretches: [(5, 10, 12)]),
+        Case(releases: [(2, 10, 11), (3, 30, 35), (0, 50, 50)], stretches: [(2, 10, 11), (3, 30, 35)]),
+        Case(releases: [(1, 0, 1), (1, 10, 11), (1, 20, 21), (1, 30, 31), (4, 12, 13)],
+             stretches: [(1, 0, 1), (5, 10, 13), (1, 20, 21), (1, 30, 31)]),
+    ])
+    func stretchesKeptApart(_ row: Case) {
+        var releases = StepReleases()
+        for (steps, from, through) in row.releases { releases.append(StepRelease(steps: steps, fromSeconds: from, throughSeconds: through)) }
+        #expect(Array(releases) == row.stretches.map { StepRelease(steps: $0.0, fromSeconds: $0.1, throughSeconds: $0.2) })
+        #expect(releases.steps == row.releases.reduce(0) { $0 + $1.0 })
+    }
+}

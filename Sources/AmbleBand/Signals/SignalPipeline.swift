@@ -159,9 +159,9 @@ struct SignalPipeline {
         return placement.takeIntoLastSecond()
     }
 
-    private mutating func take(_ release: StepRelease) {
-        stepsThisSecond += release.steps
-        placement.add(release)
+    private mutating func take(_ releases: StepReleases) {
+        stepsThisSecond += releases.steps
+        placement.add(releases)
     }
 
     /// A session begins: the resting heart-rate variability is measured afresh. During a mindful

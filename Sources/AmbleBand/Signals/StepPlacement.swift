@@ -23,6 +23,11 @@ struct StepPlacement {
     private var placed = [Int](repeating: 0, count: secondsKept + 1)
     private var placedAny = false
 
+    /// Files the steps of `releases`, each stretch's in its own seconds.
+    mutating func add(_ releases: StepReleases) {
+        for release in releases { add(release) }
+    }
+
     /// Files the steps of `release`.
     mutating func add(_ release: StepRelease) {
         guard release.steps > 0 else { return }

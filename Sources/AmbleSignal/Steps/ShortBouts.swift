@@ -168,12 +168,12 @@ struct ShortBouts: Sendable {
     /// Releases the bouts that no walk can cover any more: held `holdSeconds` past their end and
     /// past `lastWalkEndSeconds`, and ended before the walk under way started (`walkStartSeconds`,
     /// nil when none).
-    mutating func release(now: Double, lastWalkEndSeconds: Double?, walkStartSeconds: Double?) -> StepRelease {
-        var released = StepRelease.none
+    mutating func release(now: Double, lastWalkEndSeconds: Double?, walkStartSeconds: Double?) -> StepReleases {
+        var released = StepReleases()
         pending.removeAll { bout in
             let due = bout.endSeconds < walkStartSeconds ?? .infinity
                 && now - Swift.max(bout.endSeconds, lastWalkEndSeconds ?? -.infinity) > holdSeconds
-            if due { released = released.merged(with: bout.release) }
+            if due { released.append(bout.release) }
             return due
         }
         return released
@@ -181,11 +181,11 @@ struct ShortBouts: Sendable {
 
     /// What the end of the stream releases: every bout held and the run under way, but those
     /// that the counted walks `covered` and `alsoCovered` (seconds) cover.
-    func finalRelease(covered: ClosedRange<Double>?, alsoCovered: ClosedRange<Double>?) -> StepRelease {
+    func finalRelease(covered: ClosedRange<Double>?, alsoCovered: ClosedRange<Double>?) -> StepReleases {
         func isCovered(_ bout: Bout) -> Bool { self.isCovered(bout, by: covered) || self.isCovered(bout, by: alsoCovered) }
-        var released = StepRelease.none
-        for bout in pending where !isCovered(bout) { released = released.merged(with: bout.release) }
-        if let bout = runAsBout(), pending.count < Self.capacity, !isCovered(bout) { released = released.merged(with: bout.release) }
+        var released = StepReleases()
+        for bout in pending where !isCovered(bout) { released.append(bout.release) }
+        if let bout = runAsBout(), pending.count < Self.capacity, !isCovered(bout) { released.append(bout.release) }
         return released
     }
 }

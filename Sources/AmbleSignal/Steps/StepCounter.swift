@@ -172,13 +172,13 @@ public struct StepCounter: Sendable {
         processTimed(sample).steps
     }
 
-    /// Feeds one sample; returns the steps it releases and the stretch of sample time they
-    /// were taken in (`StepRelease`), for a recorder that files steps under the seconds they
-    /// belong to.
-    public mutating func processTimed(_ sample: AccelerationSample) -> StepRelease {
+    /// Feeds one sample; returns the steps it releases and the stretches of sample time they
+    /// were taken in (`StepReleases`: a walk's and a bout's apart), for a recorder that files
+    /// steps under the seconds they belong to.
+    public mutating func processTimed(_ sample: AccelerationSample) -> StepReleases {
         signal.append(sample)
-        var released = signal.didRestart ? restart() : .none
-        while let tick = signal.nextTick() { released = released.merged(with: analyse(tick)) }
+        var released = signal.didRestart ? restart() : StepReleases()
+        while let tick = signal.nextTick() { analyse(tick, releasingInto: &released) }
         totalSteps += released.steps
         updateCadence(at: sample.timeSeconds)
         return released
@@ -213,8 +213,8 @@ public struct StepCounter: Sendable {
         finishTimed().steps
     }
 
-    /// `finish()`, with the stretch of sample time the released steps were taken in.
-    public mutating func finishTimed() -> StepRelease {
+    /// `finish()`, with the stretches of sample time the released steps were taken in.
+    public mutating func finishTimed() -> StepReleases {
         let released = restart()
         totalSteps += released.steps
         cadenceStepsPerMinute = 0
@@ -223,12 +223,14 @@ public struct StepCounter: Sendable {
     }
 
     /// What `finishTimed()` would release now, without ending the stream: steps taken and
-    /// counted but not yet released (about the last 10 s of a walk under way), with the stretch
-    /// they were taken in. A band that keeps these with each second it stores loses no more than
-    /// the second under way when the power is cut.
-    public var pendingRelease: StepRelease {
+    /// counted but not yet released (about the last 10 s of a walk under way, and the short
+    /// bouts held), with the stretches they were taken in. A band that keeps these with each
+    /// second it stores loses no more than the second under way when the power is cut.
+    public var pendingRelease: StepReleases {
         let ending = tracker.pendingEnding(envelope: currentEnvelope())
-        return ending.release.merged(with: bouts.finalRelease(covered: tracker.lastCountedWalkSpan, alsoCovered: ending.counted))
+        var released = StepReleases(ending.release)
+        released.append(contentsOf: bouts.finalRelease(covered: tracker.lastCountedWalkSpan, alsoCovered: ending.counted))
+        return released
     }
 
     /// The steps of `pendingRelease`.
@@ -237,12 +239,12 @@ public struct StepCounter: Sendable {
     // MARK: Stages
 
     /// Ends the walk under way and releases its steps and the bouts that no counted walk covers.
-    private mutating func restart() -> StepRelease {
+    private mutating func restart() -> StepReleases {
         let ending = tracker.pendingEnding(envelope: currentEnvelope())
-        let walkRelease = tracker.finish(envelope: currentEnvelope()) > 0 ? tracker.lastRelease : .none
+        var released = StepReleases(tracker.finish(envelope: currentEnvelope()) > 0 ? tracker.lastRelease : .none)
         let boutRelease = bouts.finalRelease(covered: tracker.lastCountedWalkSpan, alsoCovered: ending.counted)
-        if recordsFrames, boutRelease.steps > 0 { boutRecords.append(boutRelease) }
-        let released = walkRelease.merged(with: boutRelease)
+        if recordsFrames { boutRecords.append(contentsOf: boutRelease) }
+        released.append(contentsOf: boutRelease)
         resetAnalysis()
         return released
     }
@@ -256,7 +258,7 @@ public struct StepCounter: Sendable {
         envelope.removeAll()
     }
 
-    private mutating func analyse(_ tick: GaitSignal.Tick) -> StepRelease {
+    private mutating func analyse(_ tick: GaitSignal.Tick, releasingInto released: inout StepReleases) {
         magnitudeCorrelation.append(SIMD4(tick.magnitude, 0, 0, 0))
         // The second correlation holds the three axes, or on |a| alone the heel strikes: there
         // the arm's swing is hardly seen, and the landings carry the steps.
@@ -271,29 +273,27 @@ public struct StepCounter: Sendable {
             bouts.advance(toSeconds: tick.timeSeconds - Double(signal.heelStrikeHalfWidth + heelStrikes.refractorySamples + 1) / Self.rateHz)
         }
         analysisTimeSeconds = tick.timeSeconds
-        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return .none }
+        guard magnitudeCorrelation.completedStretchNow, magnitudeCorrelation.isFull else { return }
         let frame = measureRhythm(atSeconds: tick.timeSeconds)
         let walked = tracker.process(frame, envelope: currentEnvelope())
-        var release = walked > 0 ? tracker.lastRelease : .none
+        if walked > 0 { released.append(tracker.lastRelease) }
         // Bouts that a counted walk covers are its steps; the others are released once no walk
         // can start over them.
         if let span = tracker.lastCountedWalkSpan { bouts.dropCovered(from: span.lowerBound, to: span.upperBound) }
         if let start = tracker.countedWalkStartSeconds { bouts.dropCovered(from: start, to: .infinity) }
         let boutRelease = bouts.release(now: tick.timeSeconds, lastWalkEndSeconds: tracker.lastWalkEndSeconds,
                                   walkStartSeconds: tracker.walkStartSeconds)
-        if recordsFrames, boutRelease.steps > 0 { boutRecords.append(boutRelease) }
-        release = release.merged(with: boutRelease)
-        let released = release.steps
+        released.append(contentsOf: boutRelease)
         if recordsFrames {
+            boutRecords.append(contentsOf: boutRelease)
             frameRecords.append(FrameRecord(timeSeconds: tick.timeSeconds, basePeriodSeconds: frame.basePeriodSeconds,
                                             periodicity: frame.periodicity, strideVote: frame.strideVote, rmsG: frame.rmsG,
                                             isCandidate: frame.isCandidate, periodicityAtFollowed: frame.periodicityAtFollowed,
                                             heelStrikesOnStep: frame.heelStrikesOnStep,
                                             followedStepPeriodSeconds: tracker.followedStepPeriodSeconds,
                                             cadenceStepsPerMinute: tracker.cadenceStepsPerMinute,
-                                            totalSteps: totalSteps + released))
+                                            totalSteps: totalSteps + Swift.max(0, walked) + boutRelease.steps))
         }
-        return release
     }
 
     /// The rhythm of the window ending now.
