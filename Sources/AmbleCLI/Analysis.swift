@@ -108,8 +108,6 @@ struct StepAnalysis {
         )
     }
 
-    /// Reads only the times of a recording and checks its rate (for `--trace`, which prints
-    /// as it counts: a file it refuses prints nothing).
     /// One `Release` row for each stretch that one sample (or the end) released, oldest first,
     /// each with the running total after it (`totalSteps`: after them all).
     private static func traceReleases(_ releases: StepReleases, atSeconds time: Double, totalSteps: Int, cadenceStepsPerMinute: Double,
@@ -122,6 +120,8 @@ struct StepAnalysis {
         }
     }
 
+    /// Reads only the times of a recording and checks its rate (for `--trace`, which prints
+    /// as it counts: a file it refuses prints nothing).
     static func checkRate(of recording: AccelerationRecording) throws {
         var intervals = SampleIntervals()
         try recording.forEachRow { intervals.add(timeSeconds: $0.timeSeconds) }

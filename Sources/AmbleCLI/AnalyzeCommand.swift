@@ -52,8 +52,9 @@ struct AnalyzeStepsCommand: ParsableCommand {
         guard (100 ... 230).contains(heightCentimeters) else { throw ValidationError("--height-cm must be between 100 and 230") }
         guard (25 ... 250).contains(weightKilograms) else { throw ValidationError("--weight-kg must be between 25 and 250") }
         if let length = stepLengthMeters, !(0.2 ... 1.2).contains(length) { throw ValidationError("--step-length-m must be between 0.2 and 1.2") }
-        if let limit = mindfulWalkLimit, !(30 ... 200).contains(limit) {
-            throw ValidationError("--mindful-walk-limit must be between 30 and 200 steps/min (the counter's cadence range)")
+        let cadences = StepCounter.Parameters.standard
+        if let limit = mindfulWalkLimit, !(cadences.slowestCadenceStepsPerMinute ... cadences.fastestCadenceStepsPerMinute).contains(limit) {
+            throw ValidationError("--mindful-walk-limit must be between \(Int(cadences.slowestCadenceStepsPerMinute)) and \(Int(cadences.fastestCadenceStepsPerMinute)) steps/min (the counter's cadence range)")
         }
     }
 

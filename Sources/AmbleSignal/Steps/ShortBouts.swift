@@ -23,13 +23,6 @@
 ///
 /// Pure: landings, the signal's energy and `now` in, released bouts out; constant memory.
 struct ShortBouts: Sendable {
-    /// One run of landings that passed, waiting to be released.
-    struct Bout: Sendable, Equatable {
-        var startSeconds: Double
-        var endSeconds: Double
-        var steps: Int
-    }
-
     /// Bouts held at once: a bout lasts at least five of a walker's shortest steps (1.9 s) and is
     /// held for `holdSeconds` (30 s): sixteen fill that time with bouts; more are dropped (the
     /// newest), and a walk that long is counted as a walk.
@@ -67,7 +60,8 @@ struct ShortBouts: Sendable {
     private var energy = SIMD4<Double>()
     private var energyAtLast = SIMD4<Double>()
 
-    private(set) var pending: [Bout] = []
+    /// Runs of landings that passed, waiting to be released: a step a landing, over the run.
+    private(set) var pending: [StepRelease] = []
 
     init(parameters: StepCounter.Parameters, holdSeconds: Double) {
         leastLandings = Swift.max(2, Int((parameters.minimumWalkSteps / 2).rounded(.up)))
@@ -136,13 +130,13 @@ struct ShortBouts: Sendable {
     }
 
     /// The run under way as a bout, if it would pass were it to end now.
-    func runAsBout() -> Bout? {
+    func runAsBout() -> StepRelease? {
         guard let start = first, landings >= leastLandings else { return nil }
         let sums = energyAtLast - start.energy
         guard sums[2] > 0 else { return nil }
         let rms = (sums[0] / sums[2]).squareRoot()
         guard rms >= noiseFloorG, rms < runningRMSG, sums[0] >= verticalShare * sums[1] else { return nil }
-        return Bout(startSeconds: start.timeSeconds, endSeconds: lastTimeSeconds, steps: landings)
+        return StepRelease(steps: landings, fromSeconds: start.timeSeconds, throughSeconds: lastTimeSeconds)
     }
 
     /// Ends the run under way; keeps it as a bout when it passes.
@@ -156,13 +150,14 @@ struct ShortBouts: Sendable {
     /// Drops the bouts that a counted walk from `start` to `stop` (seconds) covers, or that lie
     /// within its reach.
     mutating func dropCovered(from start: Double, to stop: Double) {
-        let reach = reachSeconds
-        pending.removeAll { $0.endSeconds >= start - reach && $0.startSeconds <= stop + reach }
+        let walk = start ... stop, reach = reachSeconds
+        pending.removeAll { Self.isCovered($0, by: walk, reach: reach) }
     }
 
-    private func isCovered(_ bout: Bout, by walk: ClosedRange<Double>?) -> Bool {
+    /// Whether `bout` lies within `reach` seconds of `walk` (none: not covered).
+    private static func isCovered(_ bout: StepRelease, by walk: ClosedRange<Double>?, reach: Double) -> Bool {
         guard let walk else { return false }
-        return bout.endSeconds >= walk.lowerBound - reachSeconds && bout.startSeconds <= walk.upperBound + reachSeconds
+        return bout.throughSeconds >= walk.lowerBound - reach && bout.fromSeconds <= walk.upperBound + reach
     }
 
     /// Releases the bouts that no walk can cover any more: held `holdSeconds` past their end and
@@ -171,9 +166,9 @@ struct ShortBouts: Sendable {
     mutating func release(now: Double, lastWalkEndSeconds: Double?, walkStartSeconds: Double?) -> StepReleases {
         var released = StepReleases()
         pending.removeAll { bout in
-            let due = bout.endSeconds < walkStartSeconds ?? .infinity
-                && now - Swift.max(bout.endSeconds, lastWalkEndSeconds ?? -.infinity) > holdSeconds
-            if due { released.append(bout.release) }
+            let due = bout.throughSeconds < walkStartSeconds ?? .infinity
+                && now - Swift.max(bout.throughSeconds, lastWalkEndSeconds ?? -.infinity) > holdSeconds
+            if due { released.append(bout) }
             return due
         }
         return released
@@ -182,14 +177,13 @@ struct ShortBouts: Sendable {
     /// What the end of the stream releases: every bout held and the run under way, but those
     /// that the counted walks `covered` and `alsoCovered` (seconds) cover.
     func finalRelease(covered: ClosedRange<Double>?, alsoCovered: ClosedRange<Double>?) -> StepReleases {
-        func isCovered(_ bout: Bout) -> Bool { self.isCovered(bout, by: covered) || self.isCovered(bout, by: alsoCovered) }
+        func isCovered(_ bout: StepRelease) -> Bool {
+            Self.isCovered(bout, by: covered, reach: reachSeconds) || Self.isCovered(bout, by: alsoCovered, reach: reachSeconds)
+        }
         var released = StepReleases()
-        for bout in pending where !isCovered(bout) { released.append(bout.release) }
-        if let bout = runAsBout(), pending.count < Self.capacity, !isCovered(bout) { released.append(bout.release) }
+        for bout in pending where !isCovered(bout) { released.append(bout) }
+        if let bout = runAsBout(), pending.count < Self.capacity, !isCovered(bout) { released.append(bout) }
         return released
     }
 }
 
-extension ShortBouts.Bout {
-    var release: StepRelease { StepRelease(steps: steps, fromSeconds: startSeconds, throughSeconds: endSeconds) }
-}
