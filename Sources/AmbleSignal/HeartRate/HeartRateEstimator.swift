@@ -81,6 +81,10 @@ public struct HeartRateEstimator: Sendable {
     /// needs `restingConfidenceWithoutAccelerometer`.
     static let restingConfidence = 0.6
     static let restingConfidenceWithoutAccelerometer = 0.8
+    /// Without an accelerometer, a value whose line looks like gait (`PulseEvidence.looksLikeGait`)
+    /// is as likely the step or the stride as the pulse: its confidence is this share of the
+    /// model's (which assumes the gait was taken out).
+    static let gaitOrPulseShare = 0.5
     /// Beats move to another channel only when its pulse stands this many times higher above
     /// its noise floor than the current channel's (3 dB).
     static let beatChannelSwitchRatio = 2.0
@@ -382,7 +386,12 @@ public struct HeartRateEstimator: Sendable {
         evidence.logLikelihood(walking: walking, into: &logLikelihood)
         tracker.update(logLikelihood: logLikelihood, weight: min(1, elapsedSeconds / parameters.referenceStepSeconds))
         let best = tracker.mostProbable(refineBins: Self.refineBins, massBPM: parameters.confidenceHalfWidthBPM)
-        let confidence = max(0, min(1, best.mass))
+        var confidence = max(0, min(1, best.mass))
+        if withoutAcceleration, evidence.looksLikeGait(atBPM: best.bpm) {
+            // Without an accelerometer a gait line is a periodic signal like a pulse: two
+            // hypotheses the window cannot tell apart.
+            confidence *= Self.gaitOrPulseShare
+        }
 
         // Beats are timed on the channel whose pulse stands highest above its noise at the value;
         // the current one is kept unless another is clearly clearer (every switch breaks the
