@@ -93,10 +93,10 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
               completion: .file(extensions: ["csv"]))
     var file: String
 
-    @Flag(help: "Print CSV time_s,bpm.")
+    @Flag(help: "Print CSV time_s,bpm,confidence: one row per estimate.")
     var csv = false
 
-    @Flag(help: "Print one JSON object: estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, gaps, gap_s, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
+    @Flag(help: "Print one JSON object: values (one per estimate: time_s, bpm, confidence, status), estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, gaps, gap_s, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
     var json = false
 
     @Option(help: "Window length in seconds: the time of the first estimate.")
@@ -116,17 +116,9 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
     }
 
     func run() throws {
-        if csv { print("time_s,bpm") }
-        let analysis = try HeartRateAnalysis.run(recording: RecordingInput.ppg(file), windowSeconds: window, stepSeconds: step,
-                                                 minimumConfidence: minConfidence) { row in
-            guard csv else { return }
-            print(formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatOne($0.bpm) } ?? ""))
-        }
-        if json {
-            print(analysis.json)
-        } else if !csv {
-            print(analysis.summary(file: RecordingInput.displayName(file)))
-        }
+        try HeartRateAnalysis.report(recording: RecordingInput.ppg(file), file: RecordingInput.displayName(file),
+                                     format: json ? .json : csv ? .csv : .summary, windowSeconds: window, stepSeconds: step,
+                                     minimumConfidence: minConfidence) { print($0, terminator: "") }
     }
 }
 
@@ -152,8 +144,39 @@ enum RecordingInput {
 }
 
 extension HeartRateAnalysis {
-    /// One JSON object with the figures of `summary(file:)`; null where there is no value.
-    var json: String {
+    enum Format { case summary, csv, json }
+
+    /// Runs the estimator over `recording` and writes what `amble analyze hr` prints, piece by
+    /// piece as the estimates are made (memory stays the estimator's): the summary; CSV
+    /// `time_s,bpm,confidence`, a row per estimate (bpm and confidence empty where no value is
+    /// given); or one JSON object whose `values` hold each estimate (time_s, bpm, confidence,
+    /// status; null where no value) before the summary's figures.
+    static func report(recording: PPGRecording, file: String, format: Format, windowSeconds: Double, stepSeconds: Double,
+                       minimumConfidence: Double, write: (String) -> Void) throws {
+        switch format {
+        case .csv: write("time_s,bpm,confidence\n")
+        case .json: write("{\"values\": [")
+        case .summary: break
+        }
+        var first = true
+        let analysis = try run(recording: recording, windowSeconds: windowSeconds, stepSeconds: stepSeconds,
+                               minimumConfidence: minimumConfidence) { row in
+            switch format {
+            case .csv: write(row.csv + "\n")
+            case .json: write((first ? "" : ", ") + row.json)
+            case .summary: break
+            }
+            first = false
+        }
+        switch format {
+        case .csv: break
+        case .json: write("], " + analysis.jsonFields + "}\n")
+        case .summary: write(analysis.summary(file: file) + "\n")
+        }
+    }
+
+    /// The figures of `summary(file:)` as JSON members (without braces); null where there is no value.
+    var jsonFields: String {
         func one(_ value: Double?) -> String { value.map { formatOne($0) } ?? "null" }
         let fields: [(String, String)] = [
             ("estimates", "\(estimates)"),
@@ -171,6 +194,6 @@ extension HeartRateAnalysis {
             ("rmssd_differences", restingVariability.map { "\($0.differenceCount)" } ?? "null"),
             ("mean_beat_interval_ms", one(restingVariability?.meanIntervalMilliseconds)),
         ]
-        return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+        return fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ")
     }
 }

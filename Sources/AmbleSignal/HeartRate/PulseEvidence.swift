@@ -152,18 +152,23 @@ struct PulseEvidence {
 
     /// Whether the line at `bpm` looks like gait rather than a pulse, from the PPG alone (for
     /// a window without acceleration, whose gait comb is empty): a line stands at half or one
-    /// and a half times its rate (`strideLineEvidence`: the stride beneath a step; a pulse
-    /// has no power there), or its second harmonic reaches `pulseHarmonicShareLimit` of it (a
-    /// pulse puts 10-50 % of its power at 2f; a stride line less than its step line).
+    /// and a half times its rate (`strideLineEvidence`, and above the Hann window's leakage
+    /// from the line itself: the stride beneath a step; a pulse has no power there), or its
+    /// second harmonic reaches `pulseHarmonicShareLimit` of it (a pulse puts 10-50 % of its
+    /// power at 2f; a stride line less than its step line).
     func looksLikeGait(atBPM bpm: Double) -> Bool {
         guard let line = meanSpectrum(atPerMinute: bpm) else { return false }
         let p = parameters
-        if (meanSpectrum(atPerMinute: bpm / 2) ?? 0) >= p.strideLineEvidence
-            || (meanSpectrum(atPerMinute: 1.5 * bpm) ?? 0) >= p.strideLineEvidence {
+        let stride = max(p.strideLineEvidence, Self.leakageShare * line)
+        if (meanSpectrum(atPerMinute: bpm / 2) ?? 0) >= stride || (meanSpectrum(atPerMinute: 1.5 * bpm) ?? 0) >= stride {
             return true
         }
         return (meanSpectrum(atPerMinute: 2 * bpm) ?? 0) >= p.pulseHarmonicShareLimit * line
     }
+
+    /// A Hann window's sidelobes lie 31 dB or more below its line (0.1 % of the power); a
+    /// hundredth of a line's power away from it is more than its own leakage.
+    static let leakageShare = 0.01
 
     /// The window's log-likelihood of each rate (`grid.count` values, at most 0 + a constant)
     /// from the channels added since `begin`; `walking`: the comb's `isWalking`.
