@@ -144,25 +144,26 @@ struct ScoreHR: ParsableCommand {
         if !noReliability {
             print("")
             print("reliability: every window, no threshold; per confidence bin: windows with a value, share within 5 bpm, share more than 10 off")
-            var tables: [(set: String, table: ReliabilityTable)] = []
+            var tables: [(set: String, table: HeartRateReliability)] = []
             var header = pad("set, variant", 58)
-            for b in 0..<(ReliabilityTable.edges.count - 1) { header += "| " + pad(ReliabilityTable.binName(b), 15) }
-            print(header)
+            for b in 0..<(HeartRateReliability.edges.count - 1) { header += "| " + pad(HeartRateReliability.binName(b), 15) }
+            print(header + "| alone")
             for device in devices {
                 for variant in variants {
-                    let table = ReliabilityTable(runs[variant]!.filter { $0.device == device.name })
+                    let table = HeartRateReliability(runs[variant]!.filter { $0.device == device.name })
                     tables.append(("\(device.name), \(variant.title)", table))
                     var line = pad("\(device.name), \(variant.title)", 58)
                     for bin in table.bins { line += "| " + pad(bin.text, 15) }
-                    print(line)
+                    print(line + "| " + (HeartRateReliability.displayThreshold([table]).map { format2($0) } ?? "none"))
                 }
             }
-            let rule = ReliabilityTable.displayThreshold(tables.map { $0.table }, maximumFarOffShare: ReliabilityTable.displayFarOffShare)
+            let rule = HeartRateReliability.displayThreshold(tables.map { $0.table })
             print("display threshold by the rule (the lowest lower edge at which every set and variant has at most "
-                  + "\(percent(ReliabilityTable.displayFarOffShare)) of the values at or above it more than 10 bpm off): "
+                  + "\(percent(HeartRateReliability.displayFarOffShare)) of the values at or above it more than 10 bpm off): "
                   + (rule.map { format2($0) } ?? "none (no edge qualifies)"))
-            if let t = rule ?? ReliabilityTable.edges.dropLast().last {
+            if let t = rule ?? HeartRateReliability.edges.dropLast().last {
                 let worst = tables.max { $0.table.farOffShare(from: t) < $1.table.farOffShare(from: t) }!
+                print("(\"alone\": the rule on that table alone)")
                 print("  at \(format2(t)) the worst is \(worst.set): \(percent(worst.table.farOffShare(from: t))) more than 10 bpm off")
             }
         }
@@ -400,65 +401,20 @@ struct WorstFigures {
     }
 }
 
-/// How far the values of each confidence bin are from the reference, over every reference
-/// window of a set (no threshold): per bin, the windows whose value's confidence falls in it,
-/// the share within 5 bpm (what the confidence claims to be) and the share more than 10 bpm
-/// off. The display threshold is read from these tables (`displayThreshold`).
-struct ReliabilityTable {
-    /// Bin edges: [edges[b], edges[b + 1]), the last closed. Every lower edge is a candidate
-    /// display threshold.
-    static let edges = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 1.0]
-    /// The most a display threshold may let through more than 10 bpm off, on any set and variant.
-    static let displayFarOffShare = 0.03
-
-    struct Bin {
-        var count = 0
-        var withinFive = 0
-        var farOff = 0
-        var text: String {
-            guard count > 0 else { return "-" }
-            return "\(count) \(Int((100 * Double(withinFive) / Double(count)).rounded()))% \(percent(Double(farOff) / Double(count)))"
-        }
-    }
-
-    var bins: [Bin]
-
+extension HeartRateReliability {
+    /// Every reference window of `runs` (no threshold).
     init(_ runs: [Replayed]) {
-        bins = Array(repeating: Bin(), count: Self.edges.count - 1)
-        for run in runs {
-            for m in run.matched {
-                guard let bpm = m.bpm, let b = Self.bin(of: m.confidence) else { continue }
-                let error = abs(bpm - m.truth)
-                bins[b].count += 1
-                if error <= 5 { bins[b].withinFive += 1 }
-                if error > HeartRateScore.farOffBPM { bins[b].farOff += 1 }
-            }
-        }
+        self.init(windows: runs.flatMap { $0.matched.map { (bpm: $0.bpm, truthBPM: $0.truth, confidence: $0.confidence) } })
     }
 
-    /// The bin a confidence falls in, nil below the first edge.
-    static func bin(of confidence: Double) -> Int? {
-        guard confidence >= edges[0] else { return nil }
-        for b in 0..<(edges.count - 1) where confidence < edges[b + 1] { return b }
-        return edges.count - 2
-    }
+    static func binName(_ b: Int) -> String { "\(format2(edges[b]))-\(format2(edges[b + 1]))" }
+}
 
-    static func binName(_ b: Int) -> String {
-        "\(format2(edges[b]))-\(format2(edges[b + 1]))"
-    }
-
-    /// The share more than 10 bpm off of the values in the bins from the one starting at
-    /// `threshold` (a lower edge) up: what a display threshold there would show.
-    func farOffShare(from threshold: Double) -> Double {
-        let shown = bins.indices.filter { Self.edges[$0] >= threshold - 1e-9 }
-        let count = shown.reduce(0) { $0 + bins[$1].count }
-        return count > 0 ? Double(shown.reduce(0) { $0 + bins[$1].farOff }) / Double(count) : 0
-    }
-
-    /// The rule for the display threshold: the lowest lower edge at which every table has at
-    /// most `maximumFarOffShare` of the values shown more than 10 bpm off (nil: none).
-    static func displayThreshold(_ tables: [ReliabilityTable], maximumFarOffShare: Double) -> Double? {
-        edges.dropLast().first { t in tables.allSatisfy { $0.farOffShare(from: t) <= maximumFarOffShare } }
+extension HeartRateReliability.Bin {
+    /// Values, share within 5 bpm, share more than 10 off.
+    var text: String {
+        guard count > 0 else { return "-" }
+        return "\(count) \(Int((100 * Double(withinFive) / Double(count)).rounded()))% \(percent(Double(farOff) / Double(count)))"
     }
 }
 

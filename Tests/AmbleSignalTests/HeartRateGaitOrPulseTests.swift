@@ -35,7 +35,7 @@ struct HeartRateGaitOrPulseTests {
         #expect(all.count >= 35 && all.allSatisfy { $0.confidence <= 0.4 }, "\(all.map { (Int($0.bpm), $0.confidence) })")
     }
 
-    @Test("A clean pulse with its harmonics, no accelerometer: values throughout, confident", arguments: [52.0, 75, 100, 140])
+    @Test("A clean pulse with its harmonics, no accelerometer: values throughout, confident", arguments: [60.0, 75, 100, 140])
     func cleanPulse(bpm: Double) {
         var s = SyntheticPPG.Scenario()
         s.heartRate = [(0, bpm)]

@@ -388,7 +388,7 @@ public struct HeartRateEstimator: Sendable {
         tracker.update(logLikelihood: logLikelihood, weight: min(1, elapsedSeconds / parameters.referenceStepSeconds))
         let best = tracker.mostProbable(refineBins: Self.refineBins, massBPM: parameters.confidenceHalfWidthBPM)
         var confidence = max(0, min(1, best.mass))
-        if withoutAcceleration, evidence.looksLikeGait(atBPM: best.bpm) {
+        if withoutAcceleration, best.bpm < parameters.walkingFloorBPM || evidence.looksLikeGait(atBPM: best.bpm) {
             // Without an accelerometer a gait line is a periodic signal like a pulse: two
             // hypotheses the window cannot tell apart.
             confidence = min(confidence, Self.gaitOrPulseConfidence)
