@@ -126,6 +126,9 @@ public struct HeartRateReliability: Equatable, Sendable {
     public static let edges = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 1.0]
     /// The most a display threshold may let through more than 10 bpm off, on any set and variant.
     public static let displayFarOffShare = 0.03
+    /// The least share within 5 bpm of every bin a display threshold shows: a value shown is at
+    /// least as likely as not within 5 bpm (what a confidence of one half claims).
+    public static let displayWithinFiveShare = 0.5
 
     public struct Bin: Equatable, Sendable {
         /// Values in the bin, those within 5 bpm, those more than 10 bpm off.
@@ -168,9 +171,20 @@ public struct HeartRateReliability: Equatable, Sendable {
         return count > 0 ? Double(shown.reduce(0) { $0 + bins[$1].farOff }) / Double(count) : 0
     }
 
-    /// The display threshold's rule: the lowest lower edge at which every table has at most
-    /// `maximumFarOffShare` of the values shown more than 10 bpm off; nil when none does.
-    public static func displayThreshold(_ tables: [HeartRateReliability], maximumFarOffShare: Double = displayFarOffShare) -> Double? {
-        edges.dropLast().first { t in tables.allSatisfy { $0.farOffShare(from: t) <= maximumFarOffShare } }
+    /// Whether a display threshold at `threshold` (a lower edge) meets the rule on this table:
+    /// at most `displayFarOffShare` of the values shown more than 10 bpm off, and every bin
+    /// shown at least `displayWithinFiveShare` within 5 bpm (empty bins pass).
+    public func meetsDisplayRule(from threshold: Double) -> Bool {
+        farOffShare(from: threshold) <= Self.displayFarOffShare
+            && bins.indices.allSatisfy { b in
+                Self.edges[b] < threshold - 1e-9 || bins[b].count == 0
+                    || Double(bins[b].withinFive) >= Self.displayWithinFiveShare * Double(bins[b].count)
+            }
+    }
+
+    /// The display threshold's rule: the lowest lower edge at which every table meets
+    /// `meetsDisplayRule`; nil when none does.
+    public static func displayThreshold(_ tables: [HeartRateReliability]) -> Double? {
+        edges.dropLast().first { t in tables.allSatisfy { $0.meetsDisplayRule(from: t) } }
     }
 }

@@ -19,18 +19,21 @@ import Foundation
 struct ScoreHR: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "score-hr",
-        abstract: "The heart-rate estimator's figures per device and sensor variant, leave-one-device-out, and confidence against error.",
+        abstract: "The heart-rate estimator's figures per device and sensor variant, reliability tables, the display threshold's rule, leave-one-device-out.",
         discussion: """
-            Reads every recording of the two development folders (<name>.csv with <name>.ref.csv) \
+            Reads every recording of the three development folders (<name>.csv with <name>.ref.csv) \
             once, replays each as `amble analyze hr --csv` does (window 8 s, an estimate every 2 s, \
             values rounded to 0.1 bpm) and scores it as ../shared/tools/score.py hr does. The \
             variants are made in memory from the recordings: (a) one channel at 25 Hz with \
             acceleration at 12.5 Hz, (b) raw counts with a large DC level and slow drift, (c) \
             gains x0.3 and x3, (d) no accelerometer, and a magnitude-only accelerometer. \
-            Leave-one-device-out: evidenceScale, neutralEvidence, driftBPM (a 3 x 3 x 3 grid) and \
-            the confidence threshold are chosen on the other device's recordings (lowest MAE with \
-            coverage >= 95 % and at most 2 % of the values more than 10 bpm off) and scored on \
-            this one.
+            Reliability: per device and variant, the values in each confidence bin, the share \
+            within 5 bpm and the share more than 10 off; the display threshold is the lowest bin \
+            edge at which every table shows at most 3 % more than 10 bpm off and every bin shown \
+            at least half within 5 bpm. Leave-one-device-out: evidenceScale, neutralEvidence, \
+            driftBPM (a 3 x 3 x 3 grid) and the confidence threshold are chosen on the other \
+            devices' recordings (lowest MAE with coverage >= 95 % and at most 2 % of the values \
+            more than 10 bpm off) and scored on this one.
             """)
 
     @Option(help: ArgumentHelp("The SPC training recordings (TROIKA, 125 Hz, 2 channels).", valueName: "folder"))
@@ -158,13 +161,16 @@ struct ScoreHR: ParsableCommand {
                 }
             }
             let rule = HeartRateReliability.displayThreshold(tables.map { $0.table })
-            print("display threshold by the rule (the lowest lower edge at which every set and variant has at most "
-                  + "\(percent(HeartRateReliability.displayFarOffShare)) of the values at or above it more than 10 bpm off): "
-                  + (rule.map { format2($0) } ?? "none (no edge qualifies)"))
-            if let t = rule ?? HeartRateReliability.edges.dropLast().last {
-                let worst = tables.max { $0.table.farOffShare(from: t) < $1.table.farOffShare(from: t) }!
-                print("(\"alone\": the rule on that table alone)")
-                print("  at \(format2(t)) the worst is \(worst.set): \(percent(worst.table.farOffShare(from: t))) more than 10 bpm off")
+            print("(\"alone\": the rule on that table alone)")
+            print("display threshold by the rule (the lowest lower edge at which, on every set and variant, at most "
+                  + "\(percent(HeartRateReliability.displayFarOffShare)) of the values shown are more than 10 bpm off and every bin shown is at least "
+                  + "\(percent(HeartRateReliability.displayWithinFiveShare)) within 5 bpm): " + (rule.map { format2($0) } ?? "none"))
+            if rule == nil {
+                let met = tables.filter { HeartRateReliability.displayThreshold([$0.table]) != nil }
+                let missed = tables.filter { HeartRateReliability.displayThreshold([$0.table]) == nil }
+                print("  on the \(met.count) of \(tables.count) sets and variants on which it can be met: "
+                      + (HeartRateReliability.displayThreshold(met.map { $0.table }).map { format2($0) } ?? "none"))
+                print("  met at no edge: " + (missed.isEmpty ? "-" : missed.map { $0.set }.joined(separator: "; ")))
             }
         }
 

@@ -33,7 +33,7 @@ struct HeartRateReliabilityTests {
         #expect(table.farOffShare(from: 0.9) == 0)
     }
 
-    @Test("The rule: the lowest edge at which every table shows at most 3 % more than 10 off; none when no edge does")
+    @Test("The rule: the lowest edge at which every table shows at most 3 % more than 10 off, every bin shown at least half within 5 bpm; none when no edge does")
     func displayThreshold() {
         func table(_ farOffAtHalf: Int) -> HeartRateReliability {
             var windows: [(bpm: Double?, truthBPM: Double, confidence: Double)] = Array(repeating: (80, 80, 0.52), count: 100)
@@ -47,5 +47,10 @@ struct HeartRateReliabilityTests {
         #expect(HeartRateReliability.displayThreshold([table(0), table(7)]) == 0.55)  // 7 of 207: 3.4 %
         let hopeless = HeartRateReliability(windows: [(120, 80, 0.95), (80, 80, 0.95)])
         #expect(HeartRateReliability.displayThreshold([table(0), hopeless]) == nil)
+        // 0.45-0.5 mostly 6-10 bpm off: none far off, but not as likely as not within 5 bpm.
+        let vague = HeartRateReliability(windows: Array(repeating: (88, 80, 0.47), count: 6) + Array(repeating: (80, 80, 0.47), count: 5)
+                                             + Array(repeating: (80, 80, 0.9), count: 50))
+        #expect(vague.farOffShare(from: 0.45) == 0 && !vague.meetsDisplayRule(from: 0.45) && vague.meetsDisplayRule(from: 0.5))
+        #expect(HeartRateReliability.displayThreshold([table(0), vague]) == 0.5)
     }
 }
