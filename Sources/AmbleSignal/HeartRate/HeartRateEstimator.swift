@@ -49,6 +49,9 @@ public enum HeartRateStatus: Equatable, Sendable {
 ///    the confidence is the posterior mass within ±5 bpm; below `minimumConfidence`, or when
 ///    no channel is usable (flat, clipped, a jump of level, noise only: `ChannelQuality`),
 ///    there is no value.
+/// 6. Without an accelerometer, a value below the walking floor or whose line has a stride
+///    line beneath it or a stride's strong second harmonic (`PulseEvidence.looksLikeGait`)
+///    may be gait as well as the pulse: its confidence is 0 (withheld at any threshold).
 public struct HeartRateEstimator: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Length of the analysis window, in seconds (2...60); also the time to the first value.
