@@ -171,9 +171,10 @@ struct HeartRateAnalysis {
         var estimate: HeartRateEstimate?
         var status: HeartRateStatus
 
-        /// `time_s,bpm,confidence` (bpm and confidence empty where no value is given).
-        var csv: String {
-            formatSeconds(timeSeconds) + "," + (estimate.map { formatOne($0.bpm) + "," + formatTwo($0.confidence) } ?? ",")
+        /// `time_s,bpm` or `time_s,bpm,confidence` (empty where no value is given).
+        func csv(withConfidence: Bool) -> String {
+            formatSeconds(timeSeconds) + "," + (estimate.map { formatOne($0.bpm) } ?? "")
+                + (withConfidence ? "," + (estimate.map { formatTwo($0.confidence) } ?? "") : "")
         }
 
         /// `{"time_s": …, "bpm": …, "confidence": …, "status": …}` (null where no value is given).
