@@ -261,10 +261,11 @@ struct HeartRateAnalysis {
             text += "  heart rate  mean \(formatOne(mean)) bpm, range \(formatOne(lo)) bpm (confidence \(formatTwo(lowestConfidence)))"
             text += " to \(formatOne(hi)) bpm (confidence \(formatTwo(highestConfidence)))\n"
             let bins = Self.confidenceBins.indices.map { b in
-                (b + 1 < Self.confidenceBins.count ? "\(formatTwo(Self.confidenceBins[b]))-\(formatTwo(Self.confidenceBins[b + 1]))"
+                (b == 0 ? "below \(formatTwo(Self.confidenceBins[1]))"
+                    : b + 1 < Self.confidenceBins.count ? "\(formatTwo(Self.confidenceBins[b]))-\(formatTwo(Self.confidenceBins[b + 1]))"
                     : "\(formatTwo(Self.confidenceBins[b]))-1") + ": \(valuesByConfidence[b])"
             }
-            text += "  confidence  mean \(formatTwo(confidence)); values at \(bins.joined(separator: ", ")) "
+            text += "  confidence  mean \(formatTwo(confidence)); values \(bins.joined(separator: ", ")) "
             text += "(the chance a value is within 5 bpm; below \(formatTwo(minimumConfidence)) withheld)\n"
         } else {
             text += "  heart rate  no trustworthy value in this recording\n"

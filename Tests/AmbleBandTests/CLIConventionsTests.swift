@@ -170,7 +170,7 @@ struct CLIConventionsTests {
         let values = rows.compactMap(\.estimate)
         let top = values.filter { $0.confidence >= 0.8 }.count, middle = values.filter { (0.6..<0.8).contains($0.confidence) }.count
         #expect(summary.contains(" bpm (confidence \(formatTwo(values.min { $0.bpm < $1.bpm }!.confidence)))"), "\(summary)")
-        #expect(summary.contains("values at 0.00-0.60: \(values.count - top - middle), 0.60-0.80: \(middle), 0.80-1: \(top) "), "\(summary)")
+        #expect(summary.contains("values below 0.60: \(values.count - top - middle), 0.60-0.80: \(middle), 0.80-1: \(top) "), "\(summary)")
     }
 
     @Test func heartRateRefusesJSONWithCSV() {
