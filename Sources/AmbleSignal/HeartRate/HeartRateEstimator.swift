@@ -5,7 +5,8 @@ public struct HeartRateEstimate: Equatable, Sendable {
     /// Beats per minute: the mean rate over the analysis window that ends at the estimate.
     public var bpm: Double
     /// 0...1: the probability, under the estimator's model, that the true rate is within
-    /// 5 bpm of `bpm` (calibrated on the development recordings: docs/heart-rate.md).
+    /// 5 bpm of `bpm` (calibrated on the development recordings: docs/heart-rate.md,
+    /// "Confidence"); 0 without an accelerometer when the value may be the gait's.
     /// Estimates below `Configuration.minimumConfidence` are never returned.
     public var confidence: Double
 
