@@ -35,4 +35,28 @@ struct HeartRateLowRateTests {
         let score = HeartRateScore(run.outputs, truth: truth, range: 30...60)
         #expect(score.meanAbsoluteErrorBPM <= 2, "\(score)")
     }
+
+    @Test("Jittered timing at 20-30 Hz gives the rate regular timing gives, within 1 bpm", arguments: [20.0, 22, 30])
+    func jitteredTiming(rateHz: Double) {
+        for bpm in [48.0, 72, 150] {
+            let (truth, regular) = Self.oneChannel(bpm: bpm, rateHz: rateHz, jitterSeconds: 0, seconds: 60)
+            let (_, jittered) = Self.oneChannel(bpm: bpm, rateHz: rateHz, jitterSeconds: 0.4 / rateHz, seconds: 60)
+            let a = HeartRateScore(streamHeartRate(regular).outputs, truth: truth, range: 20...60)
+            let b = HeartRateScore(streamHeartRate(jittered).outputs, truth: truth, range: 20...60)
+            // Jitter is sampling noise: within 1 bpm of regular timing, as close as interpolating
+            // each bin's value at its centre gets (docs/heart-rate.md).
+            #expect(b.meanAbsoluteErrorBPM <= min(2, a.meanAbsoluteErrorBPM + 1), "\(bpm) bpm: regular \(a), jittered \(b)")
+            #expect(b.coverage >= 0.95, "\(bpm) bpm: jittered \(b)")
+        }
+    }
+
+    @Test("From a cold start at 22 Hz, a value within 5 bpm by 15 s", arguments: [48.0, 72, 110, 150])
+    func coldStart(bpm: Double) {
+        let (truth, rows) = Self.oneChannel(bpm: bpm, rateHz: 22, jitterSeconds: 0.01, seconds: 20)
+        let outputs = streamHeartRate(rows).outputs
+        let first = outputs.first { $0.estimate != nil }
+        #expect(first.map { $0.timeSeconds <= 15 } == true, "first value: \(first.map { "\($0.timeSeconds) s" } ?? "none")")
+        let score = HeartRateScore(outputs, truth: truth)
+        #expect(score.worstErrorBPM <= 5, "\(score)")
+    }
 }
