@@ -59,4 +59,16 @@ struct HeartRateLowRateTests {
         let score = HeartRateScore(outputs, truth: truth)
         #expect(score.worstErrorBPM <= 5, "\(score)")
     }
+
+    @Test("A sensor stuck at one value for its first 5 s, then pulsing: values once a window of pulse is in")
+    func stuckAtStart() {
+        let (truth, rows) = Self.oneChannel(bpm: 72, rateHz: 22, jitterSeconds: 0.01, seconds: 40)
+        let stuck = rows.map { row -> PPGRow in
+            var r = row
+            if r.timeSeconds < 5 { r.ppg[0] = 0 }
+            return r
+        }
+        let score = HeartRateScore(streamHeartRate(stuck).outputs, truth: truth, range: 16...40)
+        #expect(score.meanAbsoluteErrorBPM <= 2 && score.coverage >= 0.9, "\(score)")
+    }
 }

@@ -11,7 +11,8 @@
 /// withheld for a jump of level nor filled with the blocker's transient; the pulse's own
 /// change within that one bin is lost with it.
 ///
-/// Before `typicalChangeSeconds` of bins have set the typical change, nothing is taken out.
+/// Before `typicalChangeSeconds` of changing bins have set the typical change, nothing is taken
+/// out.
 /// Taking the band off makes a step too; so the signal after a step must show a pulse again
 /// before the window counts (`ChannelQuality`, `binsSinceStep`).
 struct LevelSteps {
@@ -23,6 +24,8 @@ struct LevelSteps {
     private(set) var binsSinceStep = Int.max
     private var previous = 0.0
     private var typicalChange = 0.0
+    private var started = false
+    /// Changes seen (bins that differ from the one before).
     private var seen = 0
 
     init(stepRatio: Double, typicalChangeSeconds: Double, rateHz: Double) {
@@ -36,15 +39,20 @@ struct LevelSteps {
         binsSinceStep = Int.max
         previous = 0
         typicalChange = 0
+        started = false
         seen = 0
     }
 
-    /// The bin's value `x` with the steps so far taken out.
+    /// The bin's value `x` with the steps so far taken out. A bin equal to the one before
+    /// (a stuck or saturated reading) tells nothing of the typical change and leaves it as it
+    /// was: else a sensor stuck at its start would make every later change a step.
     mutating func corrected(_ x: Double) -> Double {
-        defer { previous = x; seen += 1 }
-        guard seen > 0 else { return x - offset }
+        defer { previous = x; started = true }
+        guard started else { return x - offset }
         if binsSinceStep < Int.max { binsSinceStep += 1 }
         let change = abs(x - previous)
+        guard change > 0 else { return x - offset }
+        seen += 1
         let limit = stepRatio * typicalChange
         if seen > typicalChangeBins, change > limit {
             offset += x - previous
