@@ -6,7 +6,9 @@
 /// - levelJump: the DC-blocked signal swings over more than `maximumSwingToSpread` times
 ///   its robust standard deviation (scaled MAD): the level jumped (the band taken off or put
 ///   on, a sudden change of contact) and the DC blocker's transient fills the window. A slow
-///   drift of the level, however large, is blocked and does not count;
+///   drift of the level, however large, is blocked and does not count. A step within one bin
+///   has been taken out before (`LevelSteps`); it counts as a jump only until the signal after
+///   it spans one beat at the slowest rate, and then only if that part is noise;
 /// - noise: the power above 5 Hz, where a pulse has almost none, reaches
 ///   `maximumNoiseRatio`² times the power in the pulse band (off the wrist, only sensor
 ///   noise is left; white noise gives a ratio of about 1.4).
@@ -25,9 +27,10 @@ enum ChannelQuality: Equatable {
 
     /// `raw`: bin means; `stuck`: 1 where a bin was stuck; `dcBlocked`: the high-passed signal
     /// and `spread` its scaled MAD; `band`: the pulse band (0.5–4 Hz); `high`: above 5 Hz. All
-    /// over the same `count` bins.
+    /// over the same `count` bins, oldest first. `binsSinceStep`: bins since a step of level
+    /// was taken out of the channel, judged once there are `binsToJudgeStep` of them.
     static func judge(raw: [Double], stuck: [Double], dcBlocked: [Double], spread: Double, band: [Double], high: [Double],
-                      count: Int) -> ChannelQuality {
+                      count: Int, binsSinceStep: Int = .max, binsToJudgeStep: Int = 0) -> ChannelQuality {
         var lo = raw[0], hi = raw[0]
         for i in 1..<count {
             lo = min(lo, raw[i])
@@ -48,12 +51,21 @@ enum ChannelQuality: Equatable {
         }
         if swingHigh - swingLow > maximumSwingToSpread * spread { return .levelJump }
 
+        if isNoise(band: band, high: high, bins: 0..<count) { return .noise }
+        if binsSinceStep < count {
+            if binsSinceStep < binsToJudgeStep { return .levelJump }
+            if isNoise(band: band, high: high, bins: (count - 1 - binsSinceStep)..<count) { return .noise }
+        }
+        return .usable
+    }
+
+    /// Whether the power above 5 Hz reaches that of the pulse band over `bins`.
+    static func isNoise(band: [Double], high: [Double], bins: Range<Int>) -> Bool {
         var bandPower = 0.0, highPower = 0.0
-        for i in 0..<count {
+        for i in bins {
             bandPower += band[i] * band[i]
             highPower += high[i] * high[i]
         }
-        if highPower >= maximumNoiseRatio * maximumNoiseRatio * bandPower { return .noise }
-        return .usable
+        return highPower >= maximumNoiseRatio * maximumNoiseRatio * bandPower
     }
 }

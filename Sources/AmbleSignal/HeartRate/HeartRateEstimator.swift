@@ -98,11 +98,13 @@ public struct HeartRateEstimator: Sendable {
 
     private let windowCount: Int
     private let accelerationLagBins: Int
+    private let binsToJudgeStep: Int
     private let grid: HeartRateGrid
     private var resampler: PPGResampler
     private var channelCount = 0
     // Per PPG channel: the DC blocker (what is analysed), the pulse band after it (0.5-4 Hz:
     // channel quality and beats) and the band above 5 Hz (noise).
+    private var levelSteps: [LevelSteps]
     private var highPass: [Biquad]
     private var pulseLowPass: [Biquad]
     private var noiseHighPass: [Biquad]
@@ -143,11 +145,14 @@ public struct HeartRateEstimator: Sendable {
         let seconds = min(60, max(2, configuration.windowSeconds))
         windowCount = Int((seconds * rate).rounded())
         accelerationLagBins = Int((parameters.accelerationLagSeconds * rate).rounded())
+        binsToJudgeStep = Int((parameters.afterStepSeconds * rate).rounded())
         let lower = max(20, configuration.minimumBPM)
         grid = HeartRateGrid(lowerBPM: lower, upperBPM: max(lower + 20, min(300, configuration.maximumBPM)))
         resampler = PPGResampler(rateHz: rate, maximumFilledGapSeconds: parameters.longestBridgedGapSeconds)
         let dcBlocker = Biquad.butterworthHighPass(cutoffHz: parameters.highPassHz, sampleRateHz: rate)
         highPass = Array(repeating: dcBlocker, count: 3)
+        levelSteps = Array(repeating: LevelSteps(stepRatio: parameters.levelStepRatio, typicalChangeSeconds: parameters.typicalChangeSeconds,
+                                                 rateHz: rate), count: 3)
         pulseLowPass = Array(repeating: .butterworthLowPass(cutoffHz: ChannelQuality.pulseBandHighHz, sampleRateHz: rate), count: 3)
         noiseHighPass = Array(repeating: .butterworthHighPass(cutoffHz: ChannelQuality.noiseBandLowHz, sampleRateHz: rate), count: 3)
         accelerationHighPass = Array(repeating: dcBlocker, count: 4)
@@ -246,12 +251,18 @@ public struct HeartRateEstimator: Sendable {
             }
         }
         for c in 0..<channelCount {
-            let x = bin.ppg[c]
+            let x = parameters.levelStepRatio > 0 ? levelSteps[c].corrected(bin.ppg[c]) : bin.ppg[c]
+            if levelSteps[c].binsSinceStep == 0 {
+                // The filters start again at the step, so that what follows it is judged alone.
+                highPass[c].settle(onConstantInput: x)
+                pulseLowPass[c].settle(onConstantInput: 0)
+                noiseHighPass[c].settle(onConstantInput: x)
+            }
             let dcBlocked = highPass[c].process(x)
             highPassed[c].append(dcBlocked)
             pulseBand[c].append(pulseLowPass[c].process(dcBlocked))
             noiseBand[c].append(noiseHighPass[c].process(x))
-            raw[c].append(x)
+            raw[c].append(bin.ppg[c])
             stuck[c].append(bin.stuck[c])
         }
         if bin.hasAcceleration {
@@ -282,6 +293,7 @@ public struct HeartRateEstimator: Sendable {
     /// Drops the signal history (new channel layout, or a gap too long to bridge).
     private mutating func resetSignal() {
         for c in 0..<3 {
+            levelSteps[c].reset()
             highPassed[c].removeAll(); pulseBand[c].removeAll(); noiseBand[c].removeAll()
             raw[c].removeAll(); stuck[c].removeAll()
         }
@@ -371,7 +383,8 @@ public struct HeartRateEstimator: Sendable {
             highPassed[c].copyNewest(windowCount, into: &windowValues)
             let level = RobustStatistics.centerAndSpread(of: windowValues, count: windowCount, scratch: &scratch)
             let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, dcBlocked: windowValues, spread: level.spread,
-                                               band: windowBand, high: windowNoise, count: windowCount)
+                                               band: windowBand, high: windowNoise, count: windowCount,
+                                               binsSinceStep: levelSteps[c].binsSinceStep, binsToJudgeStep: binsToJudgeStep)
             guard quality == .usable, evidence.add(channel: c, values: windowValues, level: level, fit: &fit) else { continue }
             usableChannel[c] = true
             usable += 1

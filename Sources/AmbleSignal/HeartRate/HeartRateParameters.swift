@@ -16,6 +16,18 @@ extension HeartRateEstimator {
         /// Gaps in the samples up to this long, seconds, are bridged by linear interpolation;
         /// a longer one (or time going backwards) restarts the window.
         public var longestBridgedGapSeconds = 0.5
+        /// A change from one 25 Hz bin to the next of this many times the channel's typical
+        /// change is a step of level (the sensor changed its exposure, or hit its rail), taken
+        /// out rather than analysed (`LevelSteps`): the steepest part of a pulse moves the signal
+        /// by about its amplitude in one bin, a few times the typical change. 0: none taken out.
+        public var levelStepRatio = 15.0
+        /// The typical change is a running mean of |change| over this long, seconds (two or
+        /// three beats at rest).
+        public var typicalChangeSeconds = 2.0
+        /// After a step of level the window is withheld until this much signal, seconds, follows
+        /// the step, and then only if that part is noise (the band was taken off): one beat at
+        /// 40 bpm.
+        public var afterStepSeconds = 1.5
         /// Each window of each channel is clipped at its median ± this many robust standard
         /// deviations (scaled MAD): a knock or a step of level cannot dominate the spectrum.
         public var clipRobustSDs = 4.0
@@ -128,6 +140,9 @@ extension HeartRateEstimator {
         /// count of fitted teeth are left out).
         public static var all: [Named] { [
             Named(name: "highPassHz", keyPath: \.highPassHz),
+            Named(name: "levelStepRatio", keyPath: \.levelStepRatio),
+            Named(name: "typicalChangeSeconds", keyPath: \.typicalChangeSeconds),
+            Named(name: "afterStepSeconds", keyPath: \.afterStepSeconds),
             Named(name: "clipRobustSDs", keyPath: \.clipRobustSDs),
             Named(name: "slowestCadenceStepsPerMinute", keyPath: \.slowestCadenceStepsPerMinute),
             Named(name: "fastestCadenceStepsPerMinute", keyPath: \.fastestCadenceStepsPerMinute),
