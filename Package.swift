@@ -152,6 +152,12 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        /// The study server's upload latency on loopback (scripts/bench-server); not shipped.
+        .executableTarget(name: "bench-server", dependencies: [
+            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel",
+            .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         /// `amble-server`: argument parsing over AmbleServer.
         .executableTarget(name: "amble-server", dependencies: [
             "AmbleServer", "AmbleVersion", .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -117,6 +117,7 @@ struct Serve: AsyncParsableCommand {
         let server = StudyServer(client: client, signingKey: key, logger: logger)
         let app = server.application(server: builder, configuration: .init(address: .hostname(host, port: port), serverName: "amble-server")) { _ in
             print("amble-server: serving \(insecureLoopback ? "http" : "https")://\(listen)/v1")
+            fflush(stdout)
         }
         try await app.runService()
     }
