@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "AmbleStateMachines", dependencies: ["AmbleModel"]),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
         .target(name: "AmbleSimulation", dependencies: [
-            "AmbleEmulators", "AmbleRecordings", "AmbleLinux", .product(name: "RealModule", package: "swift-numerics"),
+            "AmbleEmulators", "AmbleRecordings", "AmbleLinux", "AmbleModel", .product(name: "RealModule", package: "swift-numerics"),
         ]),
         /// Session values shared by both stores and the sync protocol.
         .target(name: "AmbleModel"),
@@ -227,6 +227,10 @@ let package = Package(
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel"]),
         .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
+        /// The laptop's domain rules alone (AmbleCompanion): the study file's server keys, allocation.
+        .testTarget(name: "AmbleCompanionTests", dependencies: [
+            "AmbleCompanion", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "AmbleBandTests", dependencies: [
             "AmbleBand", "AmbleCLI", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
