@@ -151,6 +151,7 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "TOMLKit", package: "TOMLKit"),   // the study file as participants get it
         ]),
         /// The study server's upload latency on loopback (scripts/bench-server); not shipped.
         .executableTarget(name: "bench-server", dependencies: [

@@ -31,8 +31,22 @@ struct BenchServer {
         let database = PostgresClient(configuration: base.with(database: name).clientConfiguration, backgroundLogger: logger)
         let server = StudyServer(client: database, signingKey: Curve25519.Signing.PrivateKey(),
                                  configuration: .init(rateLimitBurst: 1e9), logger: logger)
-        let study = StudyDefinition(name: "bench", fileText: "name = \"bench\"\n", consentVersion: "1", consentText: "yes",
-                                    arms: [.init(name: "a")], allocationSeed: 1, allocationBlock: 1, deleteOnWithdrawal: false)
+        let study = try StudyDefinition.read(text: """
+            name = "bench"
+            start = 2026-01-01
+            end = 2026-12-31
+            [[questionnaire]]
+            name = "q"
+            title = "Q"
+            due = "daily"
+              [[questionnaire.item]]
+              id = "a"
+              type = "text"
+              text = "A?"
+            [consent]
+            version = "1"
+            text = "yes"
+            """, file: "bench.toml")
         let walk = sessionBytes(start: Date().timeIntervalSince1970 + 60, seconds: 1800)
         try await server.application().test(.live) { client in
             let admin = Admin(client: database, logger: logger)
