@@ -26,11 +26,6 @@ struct BenchServer {
         }
         let uploads = arguments.count > 2 ? Int(arguments[2]) ?? 500 : 500
         let logger = { var logger = Logger(label: "bench-server"); logger.logLevel = .error; return logger }()
-        let name = "bench_" + String(UInt32.random(in: .min ... .max), radix: 16)
-        try await withDatabase(base, logger: logger) { try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)")) }
-        let database = PostgresClient(configuration: base.with(database: name).clientConfiguration, backgroundLogger: logger)
-        let server = StudyServer(client: database, signingKey: Curve25519.Signing.PrivateKey(),
-                                 configuration: .init(rateLimitBurst: 1e9), logger: logger)
         let study = try StudyDefinition.read(text: """
             name = "bench"
             start = 2026-01-01
@@ -46,7 +41,13 @@ struct BenchServer {
             [consent]
             version = "1"
             text = "yes"
+            on_withdrawal = "keep"
             """, file: "bench.toml")
+        let name = "bench_" + String(UInt32.random(in: .min ... .max), radix: 16)
+        try await withDatabase(base, logger: logger) { try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)")) }
+        let database = PostgresClient(configuration: base.with(database: name).clientConfiguration, backgroundLogger: logger)
+        let server = StudyServer(client: database, signingKey: Curve25519.Signing.PrivateKey(),
+                                 configuration: .init(rateLimitBurst: 1e9), logger: logger)
         let walk = sessionBytes(start: Date().timeIntervalSince1970 + 60, seconds: 1800)
         try await server.application().test(.live) { client in
             let admin = Admin(client: database, logger: logger)
@@ -76,11 +77,17 @@ struct BenchServer {
         try await withDatabase(base, logger: logger) { try await $0.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)")) }
     }
 
-    /// A mindful walk of `seconds` in the band's encoding, with a cadence that varies like a walk's.
+    /// A mindful walk of `seconds` in the band's encoding: cadence and heart rate wander at random
+    /// (seeded) as a walk's do, so that it compresses like a real one.
     static func sessionBytes(start: Double, seconds: Int) -> [UInt8] {
+        var random = SplitMix64(seed: 33)
+        var cadence = 100.0, heartRate = 85.0
         let rows = (0 ..< seconds).map { i in
-            SessionSecond(offsetSeconds: i, steps: i % 3 == 0 ? 1 : 2, cadenceStepsPerMinute: 95 + Double(i % 17) * 0.7,
-                          heartRateBPM: 80 + Double(i % 11), heartRateConfidence: 0.8, overLimit: i % 13 == 0)
+            cadence = min(125, max(80, cadence + Double(random.next(below: 61)) / 10 - 3))
+            heartRate = min(130, max(60, heartRate + Double(random.next(below: 41)) / 10 - 2))
+            return SessionSecond(offsetSeconds: i, steps: 1 + random.next(below: 2), cadenceStepsPerMinute: cadence,
+                                 heartRateBPM: heartRate, heartRateConfidence: 0.5 + Double(random.next(below: 50)) / 100,
+                                 overLimit: cadence > 92)
         }
         let summary = SessionSummary(kind: .mindfulWalk, startUnixSeconds: start, endUnixSeconds: start + Double(seconds),
                                      parameters: SessionParameters(calibratedCadenceStepsPerMinute: 115, reductionPercent: 20,

@@ -55,7 +55,7 @@ struct ServerFixture: Sendable {
     static let start = 1_772_000_000.0   // 2026-02-25
 
     /// A study file with two arms (pace alerts firm or silent), blocks of 4 and a consent text.
-    static func studyFile(onWithdrawal: String = "keep") -> String {
+    static func studyFile(onWithdrawal: String = "keep", strata: String = "[]") -> String {
         """
         name = "Mindful walking"
         start = 2026-02-23
@@ -85,6 +85,7 @@ struct ServerFixture: Sendable {
         method = "block"
         block_sizes = [4]
         seed = 7
+        strata = \(strata)
 
         [consent]
         version = "2"
@@ -93,8 +94,8 @@ struct ServerFixture: Sendable {
         """
     }
 
-    static func studyDefinition(onWithdrawal: String = "keep") -> StudyDefinition {
-        try! StudyDefinition.read(text: studyFile(onWithdrawal: onWithdrawal), file: "fixture.toml")
+    static func studyDefinition(onWithdrawal: String = "keep", strata: String = "[]") -> StudyDefinition {
+        try! StudyDefinition.read(text: studyFile(onWithdrawal: onWithdrawal, strata: strata), file: "fixture.toml")
     }
 
     /// Runs `body` against a server on a fresh database with one study.
