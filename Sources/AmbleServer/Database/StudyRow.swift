@@ -56,7 +56,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case let .noStudy(id): "no study \(id) on this server; `amble-server admin study list` shows them"
+        case let .noStudy(id): "no study \(id) on this server; use the id `amble-server admin study create` printed"
         case let .noResearcher(name): "no researcher \(name); add one with `amble-server admin researcher add \(name)`"
         case let .researcherExists(name): "a researcher \(name) exists already; choose another name"
         case let .invalid(message): message
