@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: System libraries (Debian 12: libgpiod-dev 1.6, libi2c-dev)
@@ -84,6 +86,11 @@ let package = Package(
             "AmbleModel", "AmbleHardware", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // MARK: Study server
+        /// The study server's wire types (Codable), item kinds, digests and limits, shared by the
+        /// server and the laptop's client: FoundationEssentials and swift-crypto only, no NIO.
+        .target(name: "AmbleStudyAPI", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         // MARK: Version
         /// `AmbleVersion.string`, generated at build time from VERSION and git by the plugin below.
         /// scripts/fuzz builds every target, build tools included, with -sanitize=fuzzer, which
@@ -108,6 +115,10 @@ let package = Package(
             "AmbleSignal", "AmbleRecordings", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "TOMLKit", package: "TOMLKit"),   // study files (Study/)
+            // The study server's client (StudyServer/): HTTP/1.1 over TLS with a pinned certificate.
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            "AmbleStudyAPI",
         ]),
         .executableTarget(name: "ambled", dependencies: [
             "AmbleBand", "AmbleBoard", "AmbleLinux", "AmbleVersion",
@@ -181,6 +192,12 @@ let package = Package(
             "AmbleBand", "AmbleCLI", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
             .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        /// The laptop's side of the study server: the outbox's policy and uploads, the join link,
+        /// the commands.
+        .testTarget(name: "AmbleStudyClientTests", dependencies: [
+            "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync",
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleLinuxHardware", "AmbleHardware"]),
     ]
