@@ -56,7 +56,8 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
                 + "Someone may be in between; do not go on unless the research team says the server's certificate changed "
                 + "(then join again with the new fingerprint)"
         case let .tls(server, reason):
-            return "no secure connection to \(server) (\(reason)); check the address and the fingerprint the research team gave"
+            return "no secure connection to \(server) (\(reason)); check the address, and give the fingerprint of the join link "
+                + "(#sha256=HEX or --fingerprint): without one the certificate must be signed by an authority this system trusts"
         case let .timedOut(server, seconds):
             return "the study server \(server) did not answer within \(Int(seconds)) s; try again later: what waits is kept"
         case let .cut(server, reason):
