@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "ambled", targets: ["ambled"]),
         .executable(name: "amble", targets: ["amble"]),
+        .executable(name: "amble-server", targets: ["amble-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,8 +20,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The laptop's client of the study server (AmbleCLI's StudyServer/): NIO, NIOHTTP1, NIOSSL.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The study server (amble-server) only; the band and the laptop link none of these.
+        // Hummingbird without its default traits: no swift-configuration, no full Foundation.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: System libraries (Debian 12: libgpiod-dev 1.6, libi2c-dev)
@@ -86,11 +95,6 @@ let package = Package(
             "AmbleModel", "AmbleHardware", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
-        // MARK: Study server
-        /// The study server's wire types (Codable), item kinds, digests and limits, shared by the
-        /// server and the laptop's client: FoundationEssentials and swift-crypto only, no NIO.
-        .target(name: "AmbleStudyAPI", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-
         // MARK: Version
         /// `AmbleVersion.string`, generated at build time from VERSION and git by the plugin below.
         /// scripts/fuzz builds every target, build tools included, with -sanitize=fuzzer, which
@@ -126,6 +130,35 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "amble", dependencies: ["AmbleCLI"]),
+
+        // MARK: The study server (issue 33; docs/server.md)
+        /// The study server's wire types (Codable), item kinds, digests and limits, shared by the
+        /// server and the laptop's client: FoundationEssentials and swift-crypto only, no NIO.
+        .target(name: "AmbleStudyAPI", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        /// The study server: Hummingbird 2 app, PostgreSQL repositories and frozen migrations,
+        /// access tokens (EdDSA), allocation, admin operations. All state lives in PostgreSQL.
+        .target(name: "AmbleServer", dependencies: [
+            "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleLinux",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        /// `amble-server`: argument parsing over AmbleServer.
+        .executableTarget(name: "amble-server", dependencies: [
+            "AmbleServer", "AmbleVersion", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+        ]),
         /// Hardware-in-the-loop checks of the Linux layer, run by scripts/hil inside a VM
         /// against the kernel's i2c-stub and gpio-sim (see docs/hil.md).
         .executableTarget(name: "amble-hil", dependencies: [
@@ -156,6 +189,11 @@ let package = Package(
         .executableTarget(name: "score-hr", dependencies: [
             "AmbleSignal", "AmbleRecordings", "AmbleSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        /// The study server's client against a running amble-server (scripts/bench-study-upload):
+        /// one session's upload latency, a month offline caught up; not a test.
+        .executableTarget(name: "bench-study-upload", dependencies: [
+            "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleLinux",
         ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
@@ -195,10 +233,25 @@ let package = Package(
         ]),
         /// The laptop's side of the study server: the outbox's policy and uploads, the join link,
         /// the commands.
+        /// the commands; and against the real amble-server and PostgreSQL (skipped, and said so,
+        /// where AMBLE_TEST_DATABASE_URL is unset).
         .testTarget(name: "AmbleStudyClientTests", dependencies: [
-            "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync",
+            "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer",
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleLinuxHardware", "AmbleHardware"]),
+        /// The study server against a real PostgreSQL 15 (AMBLE_TEST_DATABASE_URL, set by
+        /// scripts/test from scripts/pg-scratch); skipped, and said so, where it is unset.
+        .testTarget(name: "AmbleServerTests", dependencies: [
+            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
     ]
 )

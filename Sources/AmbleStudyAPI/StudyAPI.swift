@@ -13,6 +13,9 @@ public enum StudyAPI {
     public static let pathPrefix = "/v1"
     /// The header that carries the lowercase hex SHA-256 of an item's body.
     public static let digestHeader = "X-Amble-SHA256"
+    /// The header that names the study a request is meant for (its id, optional): the server
+    /// refuses a token of another study with 403 `wrong_study`.
+    public static let studyHeader = "X-Amble-Study"
 }
 
 /// What a participant uploads under `PUT /v1/items/{kind}/{item_id}`.

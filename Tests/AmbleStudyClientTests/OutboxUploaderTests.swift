@@ -3,6 +3,7 @@ import AmbleCompanionStore
 import AmbleStudyAPI
 import Foundation
 import NIOHTTP1
+import Synchronization
 import Testing
 
 /// A server in a test's hands: each request is answered by `answer` (a status, or a transport
@@ -26,6 +27,14 @@ final class ScriptedTransport: StudyTransport, @unchecked Sendable {
     }
 }
 
+/// The laptop's wall clock in a test: moves only when the test moves it.
+final class WallClock: Sendable {
+    private let seconds: Mutex<Double>
+    init(_ start: Double) { seconds = Mutex(start) }
+    var now: Double { seconds.withLock { $0 } }
+    func advance(_ by: Double) { seconds.withLock { $0 += by } }
+}
+
 /// The outbox's uploads with the server replaced by a script (the acceptance tests use the real
 /// server: StudyServerClientTests).
 struct OutboxUploaderTests {
@@ -43,16 +52,16 @@ struct OutboxUploaderTests {
         let store = try joined(now: 1_000)
         var up = false
         let transport = ScriptedTransport { _ in up ? ScriptedTransport.status(201, APIError(error: "", message: "")) : .failure(.unreachable(server: "s", reason: "refused")) }
-        var clock = 1_000.0
+        let clock = WallClock(1_000)
         var client = StudyServerClient(transport: transport, store: store)
-        client.now = { clock }
+        client.now = { clock.now }
         let uploader = OutboxUploader(store: store, client: client, random: { 0 })
         let offline = uploader.pass()
         #expect(offline.acknowledged == 0 && offline.failed == 1 && offline.stopped != nil, "an unreachable server stops the pass at the first item")
         #expect(transport.requests.count == 1)
-        #expect(try store.outboxItemsDue(nowUnixSeconds: clock).count == 2, "the failed item waits out its backoff")
+        #expect(try store.outboxItemsDue(nowUnixSeconds: clock.now).count == 2, "the failed item waits out its backoff")
         up = true
-        clock += 10
+        clock.advance(10)
         var passes = 0
         let report = uploader.drain { _, _ in passes += 1; return passes < 5 }
         #expect(report.acknowledged == 3 && passes == 0)

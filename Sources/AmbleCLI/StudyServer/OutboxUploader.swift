@@ -2,12 +2,12 @@ import AmbleCompanionStore
 
 /// Sends the outbox to the study server: each waiting item by an idempotent PUT, oldest first;
 /// an item leaves the outbox only once the server acknowledged it (`OutboxPolicy`).
-struct OutboxUploader {
+struct OutboxUploader: Sendable {
     let store: CompanionStore
     let client: StudyServerClient
     var backoff = OutboxPolicy.Backoff()
     /// A number in 0..<1 for the backoff's jitter.
-    var random: () -> Double = { Double.random(in: 0 ..< 1) }
+    var random: @Sendable () -> Double = { Double.random(in: 0 ..< 1) }
 
     /// What one pass or a drain did.
     struct Report: Equatable {

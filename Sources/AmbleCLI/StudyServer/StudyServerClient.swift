@@ -39,11 +39,11 @@ struct StudyServerError: Error, Equatable, CustomStringConvertible {
 /// items, withdrawal. Access tokens come from the store and are refreshed through `/v1/token`
 /// when they are about to expire or the server refuses one (401); each refresh rotates the
 /// refresh token, kept in the store at once.
-struct StudyServerClient {
+struct StudyServerClient: Sendable {
     let transport: any StudyTransport
     let store: CompanionStore
     /// The wall clock, seconds since 1970 (token expiry; the server's are wall-clock times too).
-    var now: () -> Double = { Date().timeIntervalSince1970 }
+    var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     /// An access token is refreshed this long before it expires, seconds.
     static let expiryMarginSeconds = 30.0
@@ -96,11 +96,14 @@ struct StudyServerClient {
     }
 
     /// Sends `request` with a valid access token; on 401 gets a new one and sends it once more.
+    /// The study's id goes along (`X-Amble-Study`): a token of another study is refused (403).
     func authorized(_ request: HTTPRequest) throws -> HTTPResponse {
         var token = try accessToken()
+        let study = try store.studyServer()?.studyID
         for attempt in 0 ..< 2 {
             var signed = request
             signed.headers.append(("Authorization", "Bearer " + token))
+            if let study { signed.headers.append((StudyAPI.studyHeader, study)) }
             let response = try transport.send(signed)
             guard response.status == 401, attempt == 0 else { return response }
             token = try refresh()

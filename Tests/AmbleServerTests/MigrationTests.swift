@@ -1,0 +1,77 @@
+import AmbleServer
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+
+@Suite(.enabled(if: TestDatabase.available, TestDatabase.skipReason))
+struct MigrationTests {
+    let logger = TestDatabase.logger
+
+    @Test func migrationsApplyOnceAndAgainChangeNothing() async throws {
+        try await TestDatabase.withFresh { url in
+            try await withDatabase(url, logger: logger) { client in
+                let first = try await Migrator.migrate(client, logger: logger)
+                #expect(first == Migrations.all.map(\.id))
+                let second = try await Migrator.migrate(client, logger: logger)
+                #expect(second.isEmpty)
+                var tables: [String] = []
+                for try await name in try await client.query(
+                    "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1", logger: logger).decode(String.self) {
+                    tables.append(name)
+                }
+                #expect(tables == ["arms", "audit_log", "items", "join_codes", "participants", "refresh_tokens", "researchers",
+                                   "schema_migrations", "sessions", "studies"])
+            }
+        }
+    }
+
+    @Test func anEditedShippedMigrationIsRefusedAtStart() async throws {
+        try await TestDatabase.withFresh { url in
+            try await withDatabase(url, logger: logger) { client in
+                try await Migrator.migrate(client, logger: logger)
+                var edited = Migrations.all
+                edited[0].statements[0] += " -- edited"
+                await #expect(throws: MigrationError.edited(id: edited[0].id, applied: Migrations.all[0].checksum, shipped: edited[0].checksum)) {
+                    try await Migrator.migrate(client, migrations: edited, logger: logger)
+                }
+                let unknown = Migrations.all.dropLast()
+                await #expect(throws: MigrationError.unknownApplied(id: Migrations.all.last!.id)) {
+                    try await Migrator.migrate(client, migrations: Array(unknown), logger: logger)
+                }
+            }
+        }
+    }
+
+    /// Two servers starting at once: the second waits on the advisory lock while the first holds
+    /// it, then finds every migration applied.
+    @Test func twoStartersApplyEachMigrationOnceUnderTheLock() async throws {
+        try await TestDatabase.withFresh { url in
+            try await withDatabase(url, logger: logger) { client in
+                let (held, holding) = AsyncStream.makeStream(of: Void.self)
+                let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+                async let first = Migrator.migrate(client, logger: logger, afterLock: {
+                    holding.yield()
+                    for await _ in release { break }
+                })
+                for await _ in held { break }
+                async let second = Migrator.migrate(client, logger: logger)
+                // Wait until the second starter is blocked on the advisory lock (PostgreSQL's own view).
+                while try await waitingOnAdvisoryLock(client) == 0 { await Task.yield() }
+                releasing.yield()
+                let (a, b) = try await (first, second)
+                #expect(a == Migrations.all.map(\.id))
+                #expect(b.isEmpty)
+            }
+        }
+    }
+
+    func waitingOnAdvisoryLock(_ client: PostgresClient) async throws -> Int {
+        var count = 0
+        for try await n in try await client.query(
+            "SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", logger: logger).decode(Int.self) {
+            count = n
+        }
+        return count
+    }
+}
