@@ -158,6 +158,8 @@ final class NIOHTTPTransport: StudyTransport, @unchecked Sendable {
             if let expected = endpoint.fingerprint, let found = seen.value, found != expected {
                 throw .certificateMismatch(server: server, expected: expected, found: found)
             }
+            // A connection that ends without TLS's close_notify was cut; other TLS errors are not.
+            if let ssl = error as? NIOSSLError, case .uncleanShutdown = ssl { throw .cut(server: server, reason: "the connection ended mid-exchange") }
             if error is NIOSSLError || error is BoringSSLError { throw .tls(server: server, reason: Self.words(error)) }
             throw .cut(server: server, reason: Self.words(error))
         }
