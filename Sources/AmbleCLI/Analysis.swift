@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleRecordings
 import AmbleSignal
 
@@ -169,7 +170,22 @@ struct HeartRateAnalysis {
         var timeSeconds: Double
         var estimate: HeartRateEstimate?
         var status: HeartRateStatus
+
+        /// `time_s,bpm` or `time_s,bpm,confidence` (empty where no value is given).
+        func csv(withConfidence: Bool) -> String {
+            formatSeconds(timeSeconds) + "," + (estimate.map { formatOne($0.bpm) } ?? "")
+                + (withConfidence ? "," + (estimate.map { formatTwo($0.confidence) } ?? "") : "")
+        }
+
+        /// `{"time_s": …, "bpm": …, "confidence": …, "status": …}` (null where no value is given).
+        var json: String {
+            "{\"time_s\": \(formatSeconds(timeSeconds)), \"bpm\": \(estimate.map { formatOne($0.bpm) } ?? "null"), "
+                + "\"confidence\": \(estimate.map { formatTwo($0.confidence) } ?? "null"), \"status\": \"\(status.name)\"}"
+        }
     }
+
+    /// The summary's confidence bins: values given with a confidence from each lower bound up to the next.
+    static let confidenceBins = [0.0, 0.6, 0.8]
 
     /// Estimates asked for, and those with a value.
     var estimates = 0
@@ -177,7 +193,12 @@ struct HeartRateAnalysis {
     var bpmSum = 0.0
     var lowestBPM: Double?
     var highestBPM: Double?
+    /// The confidence of the lowest and the highest value.
+    var lowestConfidence = 0.0
+    var highestConfidence = 0.0
     var confidenceSum = 0.0
+    /// Values given per `confidenceBins`.
+    var valuesByConfidence = Array(repeating: 0, count: confidenceBins.count)
     /// Estimates without a value, by why not.
     var withheld: [HeartRateStatus: Int] = [:]
     /// Gaps between samples longer than the window (no estimates in them past their first
@@ -186,6 +207,8 @@ struct HeartRateAnalysis {
     var gapSeconds = 0.0
     /// Heart-rate variability at rest over the whole recording (nil when too few clean beats).
     var restingVariability: RestingVariability?
+    /// Values with a lower confidence were withheld.
+    var minimumConfidence = HeartRateEstimator.Configuration().minimumConfidence
 
     static func run(recording: PPGRecording, windowSeconds: Double, stepSeconds: Double,
                     minimumConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence,
@@ -195,6 +218,7 @@ struct HeartRateAnalysis {
         configuration.minimumConfidence = minimumConfidence
         var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration), stepSeconds: stepSeconds)
         var analysis = HeartRateAnalysis()
+        analysis.minimumConfidence = minimumConfidence
         func take(_ output: HeartRateReplay.Output) {
             analysis.add(output)
             row(Row(timeSeconds: output.timeSeconds, estimate: output.estimate, status: output.status))
@@ -221,8 +245,9 @@ struct HeartRateAnalysis {
         estimatesWithValue += 1
         bpmSum += estimate.bpm
         confidenceSum += estimate.confidence
-        lowestBPM = min(lowestBPM ?? estimate.bpm, estimate.bpm)
-        highestBPM = max(highestBPM ?? estimate.bpm, estimate.bpm)
+        if estimate.bpm < lowestBPM ?? .infinity { lowestBPM = estimate.bpm; lowestConfidence = estimate.confidence }
+        if estimate.bpm > highestBPM ?? -.infinity { highestBPM = estimate.bpm; highestConfidence = estimate.confidence }
+        valuesByConfidence[Self.confidenceBins.lastIndex { estimate.confidence >= $0 } ?? 0] += 1
     }
 
     var meanBPM: Double? { estimatesWithValue > 0 ? bpmSum / Double(estimatesWithValue) : nil }
@@ -233,8 +258,15 @@ struct HeartRateAnalysis {
         var text = "\(file)\n"
         text += "  estimates   \(estimates) (\(formatOne(coverage)) % with a value)\n"
         if let mean = meanBPM, let lo = lowestBPM, let hi = highestBPM, let confidence = meanConfidence {
-            text += "  heart rate  mean \(formatOne(mean)) bpm, range \(formatOne(lo))-\(formatOne(hi)) bpm\n"
-            text += "  confidence  mean \(formatTwo(confidence)) (values below the threshold are withheld)\n"
+            text += "  heart rate  mean \(formatOne(mean)) bpm, range \(formatOne(lo)) bpm (confidence \(formatTwo(lowestConfidence)))"
+            text += " to \(formatOne(hi)) bpm (confidence \(formatTwo(highestConfidence)))\n"
+            let bins = Self.confidenceBins.indices.map { b in
+                (b == 0 ? "below \(formatTwo(Self.confidenceBins[1]))"
+                    : b + 1 < Self.confidenceBins.count ? "\(formatTwo(Self.confidenceBins[b]))-\(formatTwo(Self.confidenceBins[b + 1]))"
+                    : "\(formatTwo(Self.confidenceBins[b]))-1") + ": \(valuesByConfidence[b])"
+            }
+            text += "  confidence  mean \(formatTwo(confidence)); values \(bins.joined(separator: ", ")) "
+            text += "(the chance a value is within 5 bpm; below \(formatTwo(minimumConfidence)) withheld)\n"
         } else {
             text += "  heart rate  no trustworthy value in this recording\n"
         }
@@ -256,11 +288,16 @@ struct HeartRateAnalysis {
     }
 }
 
-func formatOne(_ value: Double) -> String {
-    let tenths = (value * 10).rounded()
-    let whole = Int(tenths / 10)
-    let fraction = Int(abs(tenths).truncatingRemainder(dividingBy: 10))
-    return (tenths < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)"
+extension HeartRateStatus {
+    /// As `analyze hr --json` names it.
+    var name: String {
+        switch self {
+        case .warmingUp: "warming_up"
+        case .noUsableSignal: "no_usable_signal"
+        case .lowConfidence: "low_confidence"
+        case .tracking: "tracking"
+        }
+    }
 }
 
 /// Three significant figures, with no trailing zeros: 200, 0.1, 10000, 0.025.
@@ -285,14 +322,6 @@ func formatTwo(_ value: Double) -> String {
     return (hundredths < 0 ? "-" : "") + "\(abs(hundredths) / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
 }
 
-func formatDuration(_ seconds: Double) -> String {
-    // Negative only for a session an older band dated across a move of its date back.
-    let total = abs(Int(seconds.rounded()))
-    let h = total / 3600, m = (total % 3600) / 60, s = total % 60
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return (seconds <= -0.5 ? "-" : "") + (h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))")
-}
-
 /// `amble analyze` as the fuzz targets run it (`AmbleFuzzTargets`): a recording's text in, the
 /// rows it held and the work its analysis did out, for their checks that the work stays bounded
 /// by the rows whatever the times. Nil when a line is malformed.
@@ -315,7 +344,7 @@ public enum AnalysisWork {
         let window = 8.0, step = 2.0
         guard (try? recording.forEachRow { _ in rows += 1 }) != nil,
               let result = try? HeartRateAnalysis.run(recording: recording, windowSeconds: window, stepSeconds: step) else { return nil }
-        _ = result.summary(file: recording.name) + result.json
+        _ = result.summary(file: recording.name) + result.jsonFields
         return (rows, result.estimates, window, step)
     }
 }

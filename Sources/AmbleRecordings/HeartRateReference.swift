@@ -114,3 +114,77 @@ public struct HeartRateScore: Equatable, Sendable {
     /// Share of the estimates given that are more than 10 bpm off, 0...1.
     public var farOffShare: Double { windowsWithValue > 0 ? Double(valuesOffByMoreThan10) / Double(windowsWithValue) : 0 }
 }
+
+/// How far the values of each confidence bin are from the reference, over every reference
+/// window of a set (no threshold): per bin, the values whose confidence falls in it, how many
+/// are within 5 bpm (what the confidence claims to be the chance of) and how many more than
+/// 10 bpm off. `scripts/score-hr` prints one per development set and sensor variant and reads
+/// the display threshold from them (`displayThreshold`; docs/heart-rate.md).
+public struct HeartRateReliability: Equatable, Sendable {
+    /// Bin edges: [edges[b], edges[b + 1]), the last bin closed. Every lower edge is a
+    /// candidate display threshold.
+    public static let edges = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 1.0]
+    /// The most a display threshold may let through more than 10 bpm off, on any set and variant.
+    public static let displayFarOffShare = 0.03
+    /// The least share within 5 bpm of every bin a display threshold shows: a value shown is at
+    /// least as likely as not within 5 bpm (what a confidence of one half claims).
+    public static let displayWithinFiveShare = 0.5
+
+    public struct Bin: Equatable, Sendable {
+        /// Values in the bin, those within 5 bpm, those more than 10 bpm off.
+        public var count = 0
+        public var withinFive = 0
+        public var farOff = 0
+
+        public init(count: Int = 0, withinFive: Int = 0, farOff: Int = 0) {
+            self.count = count
+            self.withinFive = withinFive
+            self.farOff = farOff
+        }
+    }
+
+    public private(set) var bins = Array(repeating: Bin(), count: edges.count - 1)
+
+    /// Every reference window: the value given (nil: none), the reference rate and the value's
+    /// confidence. Values below the first edge are left out.
+    public init(windows: [(bpm: Double?, truthBPM: Double, confidence: Double)]) {
+        for window in windows {
+            guard let bpm = window.bpm, let b = Self.bin(of: window.confidence) else { continue }
+            let error = abs(bpm - window.truthBPM)
+            bins[b].count += 1
+            if error <= 5 { bins[b].withinFive += 1 }
+            if error > HeartRateScore.farOffBPM { bins[b].farOff += 1 }
+        }
+    }
+
+    /// The bin a confidence falls in; nil below the first edge.
+    public static func bin(of confidence: Double) -> Int? {
+        guard confidence >= edges[0] else { return nil }
+        return (0..<(edges.count - 2)).first { confidence < edges[$0 + 1] } ?? edges.count - 2
+    }
+
+    /// The share more than 10 bpm off of the values in the bins from the one starting at
+    /// `threshold` (a lower edge) up: what a display threshold there would show (0 when none).
+    public func farOffShare(from threshold: Double) -> Double {
+        let shown = bins.indices.filter { Self.edges[$0] >= threshold - 1e-9 }
+        let count = shown.reduce(0) { $0 + bins[$1].count }
+        return count > 0 ? Double(shown.reduce(0) { $0 + bins[$1].farOff }) / Double(count) : 0
+    }
+
+    /// Whether a display threshold at `threshold` (a lower edge) meets the rule on this table:
+    /// at most `displayFarOffShare` of the values shown more than 10 bpm off, and every bin
+    /// shown at least `displayWithinFiveShare` within 5 bpm (empty bins pass).
+    public func meetsDisplayRule(from threshold: Double) -> Bool {
+        farOffShare(from: threshold) <= Self.displayFarOffShare
+            && bins.indices.allSatisfy { b in
+                Self.edges[b] < threshold - 1e-9 || bins[b].count == 0
+                    || Double(bins[b].withinFive) >= Self.displayWithinFiveShare * Double(bins[b].count)
+            }
+    }
+
+    /// The display threshold's rule: the lowest lower edge at which every table meets
+    /// `meetsDisplayRule`; nil when none does.
+    public static func displayThreshold(_ tables: [HeartRateReliability]) -> Double? {
+        edges.dropLast().first { t in tables.allSatisfy { $0.meetsDisplayRule(from: t) } }
+    }
+}

@@ -19,18 +19,21 @@ import Foundation
 struct ScoreHR: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "score-hr",
-        abstract: "The heart-rate estimator's figures per device and sensor variant, leave-one-device-out, and confidence against error.",
+        abstract: "The heart-rate estimator's figures per device and sensor variant, reliability tables, the display threshold's rule, leave-one-device-out.",
         discussion: """
-            Reads every recording of the two development folders (<name>.csv with <name>.ref.csv) \
+            Reads every recording of the three development folders (<name>.csv with <name>.ref.csv) \
             once, replays each as `amble analyze hr --csv` does (window 8 s, an estimate every 2 s, \
             values rounded to 0.1 bpm) and scores it as ../shared/tools/score.py hr does. The \
             variants are made in memory from the recordings: (a) one channel at 25 Hz with \
             acceleration at 12.5 Hz, (b) raw counts with a large DC level and slow drift, (c) \
             gains x0.3 and x3, (d) no accelerometer, and a magnitude-only accelerometer. \
-            Leave-one-device-out: evidenceScale, neutralEvidence, driftBPM (a 3 x 3 x 3 grid) and \
-            the confidence threshold are chosen on the other device's recordings (lowest MAE with \
-            coverage >= 95 % and at most 2 % of the values more than 10 bpm off) and scored on \
-            this one.
+            Reliability: per device and variant, the values in each confidence bin, the share \
+            within 5 bpm and the share more than 10 off; the display threshold is the lowest bin \
+            edge at which every table shows at most 3 % more than 10 bpm off and every bin shown \
+            at least half within 5 bpm. Leave-one-device-out: evidenceScale, neutralEvidence, \
+            driftBPM (a 3 x 3 x 3 grid) and the confidence threshold are chosen on the other \
+            devices' recordings (lowest MAE with coverage >= 95 % and at most 2 % of the values \
+            more than 10 bpm off) and scored on this one.
             """)
 
     @Option(help: ArgumentHelp("The SPC training recordings (TROIKA, 125 Hz, 2 channels).", valueName: "folder"))
@@ -39,12 +42,30 @@ struct ScoreHR: ParsableCommand {
     @Option(help: ArgumentHelp("The BAMI development recordings (50 Hz, 3 channels of raw counts).", valueName: "folder"))
     var bami = "../shared/data/dev/hr-bami"
 
+    @Option(help: ArgumentHelp("The Bangle.js 2 development recordings (VC31, 1 channel at about 22 Hz, irregular).", valueName: "folder"))
+    var bangle = "../shared/data/dev/hr-bangle"
+
     @Option(name: .customLong("set"), parsing: .singleValue,
             help: ArgumentHelp("A parameter changed throughout, as NAME=VALUE (repeatable; --list shows them).", valueName: "name=value"))
     var settings: [String] = []
 
     @Option(help: "The confidence threshold (0...1) of the main table.")
     var threshold = HeartRateEstimator.Configuration().minimumConfidence
+
+    @Flag(help: "Skip the reliability tables.")
+    var noReliability = false
+
+    @Option(help: "Random draws with the confidence parameters moved at once (0: none).")
+    var draws = 0
+
+    @Option(help: "The largest relative move of each parameter in a draw (0.1: ±10 %).")
+    var spread = 0.1
+
+    @Option(help: "Seed of the draws.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("Write every window (device, variant, recording, reference, value, confidence) as CSV to FILE.", valueName: "file"))
+    var dump: String?
 
     @Flag(help: "Skip leave-one-device-out.")
     var noLODO = false
@@ -89,7 +110,8 @@ struct ScoreHR: ParsableCommand {
             for named in HeartRateEstimator.Parameters.all { print("\(named.name) = \(format(base[keyPath: named.keyPath]))") }
             return
         }
-        let devices = [Device(name: "SPC training", folder: spc), Device(name: "BAMI dev", folder: bami)]
+        let devices = [Device(name: "SPC training", folder: spc), Device(name: "BAMI dev", folder: bami),
+                       Device(name: "Bangle.js dev", folder: bangle)]
         var recordings: [Recording] = []
         for device in devices {
             for name in try Self.recordingNames(in: device.folder) {
@@ -105,24 +127,57 @@ struct ScoreHR: ParsableCommand {
         // Every window's value and confidence, per variant, with the parameters given.
         var runs: [SensorVariant: [Replayed]] = [:]
         for variant in variants { runs[variant] = Replayed.all(recordings.map { $0.with(variant) }, parameters: base) }
+        if let path = dump {
+            try dumpWindows(runs, variants: variants, to: path)
+        }
 
         print("")
         print("MAE bpm (mean of per-recording), coverage, values more than 10 bpm off; confidence threshold \(format(threshold))")
         printTable(devices: devices, variants: variants) { device, variant in
-            Figures(runs[variant]!.filter { $0.device == device.name }, threshold: threshold)
+            Figures(runs[variant]!.filter { $0.device == device.name }, threshold: threshold).text
         }
         if files {
             print("")
             for run in runs[.asRecorded]! {
                 let f = Figures([run], threshold: threshold)
-                print("  \(pad(run.name, 18)) \(pad(run.device, 14)) \(f.text)")
+                print("  \(pad(run.name, 30)) \(pad(run.device, 14)) \(f.text)")
+            }
+        }
+
+        if !noReliability {
+            print("")
+            print("reliability: every window, no threshold; per confidence bin: windows with a value, share within 5 bpm, share more than 10 off")
+            var tables: [(set: String, table: HeartRateReliability)] = []
+            var header = pad("set, variant", 58)
+            for b in 0..<(HeartRateReliability.edges.count - 1) { header += "| " + pad(HeartRateReliability.binName(b), 15) }
+            print(header + "| alone")
+            for device in devices {
+                for variant in variants {
+                    let table = HeartRateReliability(runs[variant]!.filter { $0.device == device.name })
+                    tables.append(("\(device.name), \(variant.title)", table))
+                    var line = pad("\(device.name), \(variant.title)", 58)
+                    for bin in table.bins { line += "| " + pad(bin.text, 15) }
+                    print(line + "| " + (HeartRateReliability.displayThreshold([table]).map { format2($0) } ?? "none"))
+                }
+            }
+            let rule = HeartRateReliability.displayThreshold(tables.map { $0.table })
+            print("(\"alone\": the rule on that table alone)")
+            print("display threshold by the rule (the lowest lower edge at which, on every set and variant, at most "
+                  + "\(percent(HeartRateReliability.displayFarOffShare)) of the values shown are more than 10 bpm off and every bin shown is at least "
+                  + "\(percent(HeartRateReliability.displayWithinFiveShare)) within 5 bpm): " + (rule.map { format2($0) } ?? "none"))
+            if rule == nil {
+                let met = tables.filter { HeartRateReliability.displayThreshold([$0.table]) != nil }
+                let missed = tables.filter { HeartRateReliability.displayThreshold([$0.table]) == nil }
+                print("  on the \(met.count) of \(tables.count) sets and variants on which it can be met: "
+                      + (HeartRateReliability.displayThreshold(met.map { $0.table }).map { format2($0) } ?? "none"))
+                print("  met at no edge: " + (missed.isEmpty ? "-" : missed.map { $0.set }.joined(separator: "; ")))
             }
         }
 
         if !noLODO {
             print("")
             print("leave-one-device-out: evidenceScale, neutralEvidence, driftBPM" + (lodoFixedThreshold ? " (threshold fixed at \(format(threshold)))" : " and the confidence threshold")
-                  + " chosen on the other device")
+                  + " chosen on the other devices")
             print("(lowest MAE with coverage >= 95 % and at most 2 % off by more than 10 bpm), scored on this one")
             let grid = LeaveOneDeviceOut.grid(around: base)
             let scored = grid.map { parameters in
@@ -130,11 +185,11 @@ struct ScoreHR: ParsableCommand {
             }
             var chosen: [String: (parameters: HeartRateEstimator.Parameters, threshold: Double)] = [:]
             for device in devices {
-                let training = devices.first { $0.name != device.name }!.name
-                let choice = LeaveOneDeviceOut.choose(scored.map { ($0.parameters, $0.runs.filter { $0.device == training }) },
+                let training = devices.filter { $0.name != device.name }.map(\.name)
+                let choice = LeaveOneDeviceOut.choose(scored.map { ($0.parameters, $0.runs.filter { training.contains($0.device) }) },
                                                       thresholds: lodoFixedThreshold ? [threshold] : LeaveOneDeviceOut.thresholds)
                 chosen[device.name] = (choice.parameters, choice.threshold)
-                print("  \(device.name): chosen on \(training): \(LeaveOneDeviceOut.describe(choice.parameters)), threshold \(format(choice.threshold)) (there \(choice.figures.text))")
+                print("  \(device.name): chosen on \(training.joined(separator: " and ")): \(LeaveOneDeviceOut.describe(choice.parameters)), threshold \(format(choice.threshold)) (there \(choice.figures.text))")
             }
             var held: [String: [SensorVariant: Figures]] = [:]
             for device in devices {
@@ -145,41 +200,64 @@ struct ScoreHR: ParsableCommand {
                                                                        threshold: threshold)
                 }
             }
-            printTable(devices: devices, variants: variants) { device, variant in held[device.name]![variant]! }
+            printTable(devices: devices, variants: variants) { device, variant in held[device.name]![variant]!.text }
+        }
+
+        if draws > 0 {
+            print("")
+            print("moved: \(draws) draws, \(HeartRateEstimator.Parameters.confidenceNames.joined(separator: ", ")) each x (1 ± up to \(format(spread))), seed \(seed)")
+            var random = SeededRandom(seed: seed)
+            var moved: [[Figures]] = Array(repeating: [], count: devices.count * variants.count)
+            for _ in 0..<draws {
+                var parameters = base
+                for named in HeartRateEstimator.Parameters.all where HeartRateEstimator.Parameters.confidenceNames.contains(named.name) {
+                    parameters[keyPath: named.keyPath] *= 1 + spread * (2 * random.unit() - 1)
+                }
+                for (v, variant) in variants.enumerated() {
+                    let replayed = Replayed.all(recordings.map { $0.with(variant) }, parameters: parameters)
+                    for (d, device) in devices.enumerated() {
+                        moved[d * variants.count + v].append(Figures(replayed.filter { $0.device == device.name }, threshold: threshold))
+                    }
+                }
+            }
+            print("worst draw per set and variant (MAE, coverage, far off: each the worst of the draws)")
+            printTable(devices: devices, variants: variants) { device, variant in
+                let figures = moved[devices.firstIndex { $0.name == device.name }! * variants.count + variants.firstIndex(of: variant)!]
+                return Figures.worst(figures).text
+            }
         }
 
         print("")
-        print("confidence against error, every window as recorded (no threshold): windows, MAE, share within 5 bpm, share more than 10 off")
-        let bins = [0, 0.3, 0.45, 0.6, 0.7, 0.8, 0.9, 1.0]
-        var header = pad("confidence", 14)
-        for device in devices { header += "| " + pad(device.name, 36) }
-        print(header)
-        for b in 0..<(bins.count - 1) {
-            var line = pad("[\(format2(bins[b])), \(format2(bins[b + 1]))\(b == bins.count - 2 ? "]" : ")")", 14)
-            for device in devices {
-                let errors = runs[.asRecorded]!.filter { $0.device == device.name }.flatMap { run in
-                    run.matched.filter { m in m.confidence >= bins[b] && (m.confidence < bins[b + 1] || b == bins.count - 2) }
-                        .compactMap { m in m.bpm.map { abs($0 - m.truth) } }
-                }
-                line += "| " + pad(ConfidenceBin(errors).text, 36)
-            }
-            print(line)
-        }
-        print("threshold trade-off (MAE, coverage, off by more than 10):")
-        for t in [0.3, 0.4, 0.45, 0.5, 0.6] {
+        print("threshold trade-off, as recorded (MAE, coverage, off by more than 10):")
+        for t in [0.3, 0.4, 0.45, 0.5, 0.6, 0.7] {
             var line = pad("  \(format2(t))", 14)
-            for device in devices { line += "| " + pad(Figures(runs[.asRecorded]!.filter { $0.device == device.name }, threshold: t).text, 36) }
+            for device in devices { line += "| " + pad(Figures(runs[.asRecorded]!.filter { $0.device == device.name }, threshold: t).text, 26) }
             print(line)
         }
     }
 
-    func printTable(devices: [Device], variants: [SensorVariant], _ figures: (Device, SensorVariant) -> Figures) {
+    /// Every window of every variant as CSV (device, variant, recording, reference time and
+    /// rate, value, confidence), for checking the calibration elsewhere.
+    func dumpWindows(_ runs: [SensorVariant: [Replayed]], variants: [SensorVariant], to path: String) throws {
+        var text = "device,variant,recording,truth_bpm,bpm,confidence\n"
+        for variant in variants {
+            for run in runs[variant]! {
+                for m in run.matched {
+                    text += "\(run.device),\(variant.rawValue),\(run.name),\(m.truth),\(m.bpm.map { String($0) } ?? ""),\(m.confidence)\n"
+                }
+            }
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        print("windows written to \(path)")
+    }
+
+    func printTable(devices: [Device], variants: [SensorVariant], _ figures: (Device, SensorVariant) -> String) {
         var header = pad("variant", 42)
         for device in devices { header += "| " + pad(device.name, 26) }
         print(header)
         for variant in variants {
             var line = pad(variant.title, 42)
-            for device in devices { line += "| " + pad(figures(device, variant).text, 26) }
+            for device in devices { line += "| " + pad(figures(device, variant), 26) }
             print(line)
         }
     }
@@ -309,15 +387,40 @@ struct Figures {
     }
 }
 
-/// Errors of the windows in one confidence bin.
-struct ConfidenceBin {
-    var errors: [Double]
-    init(_ errors: [Double]) { self.errors = errors }
+extension Figures {
+    /// The worst of several sets of figures, each figure on its own: the highest MAE, the
+    /// lowest coverage, the highest share far off.
+    static func worst(_ all: [Figures]) -> WorstFigures {
+        WorstFigures(meanAbsoluteErrorBPM: all.compactMap(\.score.meanAbsoluteErrorBPM).max(),
+                     coverage: all.map(\.score.coverage).min() ?? 0, farOffShare: all.map(\.score.farOffShare).max() ?? 0)
+    }
+}
+
+/// Figures each the worst of several runs (`Figures.worst`).
+struct WorstFigures {
+    var meanAbsoluteErrorBPM: Double?
+    var coverage: Double
+    var farOffShare: Double
     var text: String {
-        guard !errors.isEmpty else { return "-" }
-        let n = Double(errors.count)
-        return "\(pad(String(errors.count), 5)) \(pad(format2(errors.reduce(0, +) / n), 6)) "
-            + "\(pad(percent(Double(errors.filter { $0 <= 5 }.count) / n), 8)) \(percent(Double(errors.filter { $0 > 10 }.count) / n))"
+        guard let mae = meanAbsoluteErrorBPM else { return "no values" }
+        return "\(format2(mae))  \(percent(coverage))  \(percent(farOffShare))"
+    }
+}
+
+extension HeartRateReliability {
+    /// Every reference window of `runs` (no threshold).
+    init(_ runs: [Replayed]) {
+        self.init(windows: runs.flatMap { $0.matched.map { (bpm: $0.bpm, truthBPM: $0.truth, confidence: $0.confidence) } })
+    }
+
+    static func binName(_ b: Int) -> String { "\(format2(edges[b]))-\(format2(edges[b + 1]))" }
+}
+
+extension HeartRateReliability.Bin {
+    /// Values, share within 5 bpm, share more than 10 off.
+    var text: String {
+        guard count > 0 else { return "-" }
+        return "\(count) \(Int((100 * Double(withinFive) / Double(count)).rounded()))% \(percent(Double(farOff) / Double(count)))"
     }
 }
 

@@ -5,7 +5,8 @@ public struct HeartRateEstimate: Equatable, Sendable {
     /// Beats per minute: the mean rate over the analysis window that ends at the estimate.
     public var bpm: Double
     /// 0...1: the probability, under the estimator's model, that the true rate is within
-    /// 5 bpm of `bpm` (calibrated on the development recordings: docs/heart-rate.md).
+    /// 5 bpm of `bpm` (calibrated on the development recordings: docs/heart-rate.md,
+    /// "Confidence"); 0 without an accelerometer when the value may be the gait's.
     /// Estimates below `Configuration.minimumConfidence` are never returned.
     public var confidence: Double
 
@@ -49,6 +50,9 @@ public enum HeartRateStatus: Equatable, Sendable {
 ///    the confidence is the posterior mass within ±5 bpm; below `minimumConfidence`, or when
 ///    no channel is usable (flat, clipped, a jump of level, noise only: `ChannelQuality`),
 ///    there is no value.
+/// 6. Without an accelerometer, a value below the walking floor or whose line has a stride
+///    line beneath it or a stride's strong second harmonic (`PulseEvidence.looksLikeGait`)
+///    may be gait as well as the pulse: its confidence is 0 (withheld at any threshold).
 public struct HeartRateEstimator: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Length of the analysis window, in seconds (2...60); also the time to the first value.
@@ -382,7 +386,15 @@ public struct HeartRateEstimator: Sendable {
         evidence.logLikelihood(walking: walking, into: &logLikelihood)
         tracker.update(logLikelihood: logLikelihood, weight: min(1, elapsedSeconds / parameters.referenceStepSeconds))
         let best = tracker.mostProbable(refineBins: Self.refineBins, massBPM: parameters.confidenceHalfWidthBPM)
-        let confidence = max(0, min(1, best.mass))
+        var confidence = max(0, min(1, best.mass))
+        if withoutAcceleration, best.bpm < parameters.walkingFloorBPM || evidence.looksLikeGait(atBPM: best.bpm) {
+            // Without an accelerometer a gait line is a periodic signal like a pulse, and the
+            // window cannot tell them apart: a value below the walking floor (the stride's
+            // range) or whose line looks like gait gets no confidence and is withheld at any
+            // threshold (on the development sets such values are within 5 bpm 39-55 % of the
+            // time and more than 10 bpm off 39-57 %).
+            confidence = 0
+        }
 
         // Beats are timed on the channel whose pulse stands highest above its noise at the value;
         // the current one is kept unless another is clearly clearer (every switch breaks the

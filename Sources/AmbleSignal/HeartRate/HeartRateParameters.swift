@@ -76,6 +76,16 @@ extension HeartRateEstimator {
         public var walkingFloorBPM = 55.0
         public var walkingFloorOdds = 0.1
 
+        // MARK: Pulse or gait, without an accelerometer
+
+        /// A line at half or 1.5 times the value's rate, in noise-floor units, from which the
+        /// value's line counts as a step with its stride beneath (a pulse has no power there).
+        /// Noise exceeds 5 units in under 1 % of readings (exponential power, mean 1).
+        public var strideLineEvidence = 5.0
+        /// A second harmonic this share of the value's line or more makes it a stride (whose
+        /// step line is stronger) rather than a pulse (10-50 % of its power at 2f).
+        public var pulseHarmonicShareLimit = 0.5
+
         // MARK: Tracker
 
         /// Standard deviation of the change of heart rate per `referenceStepSeconds`, bpm
@@ -111,6 +121,9 @@ extension HeartRateEstimator {
             public let keyPath: WritableKeyPath<Parameters, Double>
         }
 
+        /// The parameters that form the confidence (`scripts/score-hr --draws` moves them).
+        public static let confidenceNames = ["strideLineEvidence", "pulseHarmonicShareLimit"]
+
         /// The continuous numbers above, by their property names (the bridged gap and the
         /// count of fitted teeth are left out).
         public static var all: [Named] { [
@@ -132,6 +145,8 @@ extension HeartRateEstimator {
             Named(name: "evidenceExponent", keyPath: \.evidenceExponent),
             Named(name: "walkingFloorBPM", keyPath: \.walkingFloorBPM),
             Named(name: "walkingFloorOdds", keyPath: \.walkingFloorOdds),
+            Named(name: "strideLineEvidence", keyPath: \.strideLineEvidence),
+            Named(name: "pulseHarmonicShareLimit", keyPath: \.pulseHarmonicShareLimit),
             Named(name: "driftBPM", keyPath: \.driftBPM),
             Named(name: "jumpProbability", keyPath: \.jumpProbability),
             Named(name: "startBPM", keyPath: \.startBPM),

@@ -138,6 +138,38 @@ struct PulseEvidence {
         channelSpectra[channel * grid.count + index]
     }
 
+    /// The channels' mean spectrum at `perMinute`, in noise-floor units, as added since
+    /// `begin` (no gait zones): read at the nearest grid rate, or at twice the nearest one
+    /// above the grid; nil below the grid or above twice its top.
+    func meanSpectrum(atPerMinute perMinute: Double) -> Double? {
+        guard channelsAdded > 0 else { return nil }
+        let channels = Double(channelsAdded)
+        let g = Int(((perMinute - grid.lowerBPM) / grid.stepBPM).rounded())
+        if g >= 0, g < grid.count { return fundamental[g] / channels }
+        let h = Int(((perMinute / 2 - grid.lowerBPM) / grid.stepBPM).rounded())
+        return h >= 0 && h < grid.count ? harmonic[h] / channels : nil
+    }
+
+    /// Whether the line at `bpm` looks like gait rather than a pulse, from the PPG alone (for
+    /// a window without acceleration, whose gait comb is empty): a line stands at half or one
+    /// and a half times its rate (`strideLineEvidence`, and above the Hann window's leakage
+    /// from the line itself: the stride beneath a step; a pulse has no power there), or its
+    /// second harmonic reaches `pulseHarmonicShareLimit` of it (a pulse puts 10-50 % of its
+    /// power at 2f; a stride line less than its step line).
+    func looksLikeGait(atBPM bpm: Double) -> Bool {
+        guard let line = meanSpectrum(atPerMinute: bpm) else { return false }
+        let p = parameters
+        let stride = max(p.strideLineEvidence, Self.leakageShare * line)
+        if (meanSpectrum(atPerMinute: bpm / 2) ?? 0) >= stride || (meanSpectrum(atPerMinute: 1.5 * bpm) ?? 0) >= stride {
+            return true
+        }
+        return (meanSpectrum(atPerMinute: 2 * bpm) ?? 0) >= p.pulseHarmonicShareLimit * line
+    }
+
+    /// A Hann window's sidelobes lie 31 dB or more below its line (0.1 % of the power); a
+    /// hundredth of a line's power away from it is more than its own leakage.
+    static let leakageShare = 0.01
+
     /// The window's log-likelihood of each rate (`grid.count` values, at most 0 + a constant)
     /// from the channels added since `begin`; `walking`: the comb's `isWalking`.
     func logLikelihood(walking: Bool, into logLikelihood: inout [Double]) {
