@@ -145,7 +145,7 @@ let package = Package(
         /// The study server: Hummingbird 2 app, PostgreSQL repositories and frozen migrations,
         /// access tokens (EdDSA), allocation, admin operations. All state lives in PostgreSQL.
         .target(name: "AmbleServer", dependencies: [
-            "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleLinux",
+            "AmbleStudyAPI", "AmbleCompanion", "AmbleSync", "AmbleModel", "AmbleLinux",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -157,7 +157,13 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "TOMLKit", package: "TOMLKit"),   // the study file as participants get it
+        ]),
+        /// The study server's upload latency on loopback (scripts/bench-server); not shipped.
+        .executableTarget(name: "bench-server", dependencies: [
+            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel",
+            .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
         ]),
         /// `amble-server`: argument parsing over AmbleServer.
         .executableTarget(name: "amble-server", dependencies: [

@@ -13,7 +13,7 @@ struct AllocationTests {
             for code in try await f.codes(12) {
                 f.clock.advance(1)
                 let joined = try f.decode(JoinResponse.self, try await f.join(code))
-                settingsSeen[joined.bandSettings["alerts"] ?? "?", default: 0] += 1
+                settingsSeen[joined.bandSettings["alert_style"] ?? "?", default: 0] += 1
             }
             var arms: [String] = []
             for try await (arm, index) in try await f.database.query(
@@ -26,7 +26,26 @@ struct AllocationTests {
                 let slice = arms[block ..< block + 4]
                 #expect(slice.filter { $0 == "walk" }.count == 2, "block at \(block): \(slice)")
             }
-            #expect(settingsSeen == ["on": 6, "off": 6])
+            #expect(settingsSeen == ["firm": 6, "silent": 6])
+        }
+    }
+
+    /// With strata, each stratum has its own sequence of blocks: four women and four men joining
+    /// interleaved are each two to two, and each row records its stratum.
+    @Test func eachStratumIsBalancedOnItsOwn() async throws {
+        try await ServerFixture.run(ServerFixture.studyDefinition(strata: "[\"sex\"]")) { f in
+            for (i, code) in try await f.codes(8).enumerated() {
+                let request = JoinRequest(code: code, consentVersion: f.consent.version, consentSHA256: f.consent.sha256,
+                                          acceptedAt: f.clock.now, strata: ["sex": i % 2 == 0 ? "f" : "m"])
+                #expect(try await f.post("/v1/join", request).status == .created)
+            }
+            var arms: [String: [String]] = [:]
+            for try await (stratum, arm) in try await f.database.query(
+                "SELECT stratum, arm_name FROM participants ORDER BY stratum, allocation_index").decode((String, String).self) {
+                arms[stratum, default: []].append(arm)
+            }
+            #expect(Set(arms.keys) == ["sex=f", "sex=m"])
+            for (stratum, list) in arms { #expect(list.count == 4 && list.filter { $0 == "walk" }.count == 2, "\(stratum): \(list)") }
         }
     }
 }
