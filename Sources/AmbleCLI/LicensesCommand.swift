@@ -88,6 +88,18 @@ struct ThirdPartyComponent: Equatable {
             name: "swift-system (for swift-nio)", license: "Apache-2.0", source: "https://github.com/apple/swift-system",
             licenseURL: "https://github.com/apple/swift-system/blob/main/LICENSE.txt", usedFor: "swift-nio's system calls"),
         ThirdPartyComponent(
+            name: "Hummingbird", license: "Apache-2.0", source: "https://github.com/hummingbird-project/hummingbird",
+            licenseURL: "https://github.com/hummingbird-project/hummingbird/blob/main/LICENSE", usedFor: "amble-server's HTTP(S) server"),
+        ThirdPartyComponent(
+            name: "postgres-nio", license: "MIT", source: "https://github.com/vapor/postgres-nio",
+            licenseURL: "https://github.com/vapor/postgres-nio/blob/main/LICENSE", usedFor: "amble-server's PostgreSQL client"),
+        ThirdPartyComponent(
+            name: "swift-certificates", license: "Apache-2.0", source: "https://github.com/apple/swift-certificates",
+            licenseURL: "https://github.com/apple/swift-certificates/blob/main/LICENSE.txt", usedFor: "amble-server init's self-signed certificate"),
+        ThirdPartyComponent(
+            name: "swift-http-types", license: "Apache-2.0", source: "https://github.com/apple/swift-http-types",
+            licenseURL: "https://github.com/apple/swift-http-types/blob/main/LICENSE.txt", usedFor: "amble-server's requests and answers"),
+        ThirdPartyComponent(
             name: "swift-property-based", license: "MIT", source: "https://github.com/x-sheep/swift-property-based",
             licenseURL: "https://github.com/x-sheep/swift-property-based/blob/main/LICENSE",
             usedFor: "property-based tests of the state machines", use: .tests),
