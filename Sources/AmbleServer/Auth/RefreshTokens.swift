@@ -18,11 +18,29 @@ extension StudyServer {
         return token
     }
 
+    /// Whether the token `hash` was rotated (not revoked) and the one issued at its rotation, the
+    /// family's newest, has been neither used nor revoked since.
+    private func successorUnused(of hash: ByteBuffer, family: UUID, on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query("""
+            SELECT count(*) FROM refresh_tokens spent JOIN refresh_tokens next
+              ON next.family = spent.family AND next.issued_at = spent.rotated_at
+            WHERE spent.token_sha256 = \(hash) AND spent.revoked_at IS NULL
+              AND next.rotated_at IS NULL AND next.revoked_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM refresh_tokens later
+                              WHERE later.family = spent.family AND later.issued_at > spent.rotated_at)
+            """, logger: logger)
+        var count = 0
+        for try await (n) in rows.decode(Int.self) { count = n }
+        return count == 1
+    }
+
     private enum Rotation: Sendable { case rotated(TokenResponse), reused, refused(ServerError) }
 
     /// Rotates a refresh token: the one given is spent and a new one of its family returned with
     /// an access token. A token already spent (or revoked) is a sign that it was copied: the
-    /// whole family and every access token of the participant are revoked, and 401 answered.
+    /// whole family and every access token of the participant are revoked, and 401 answered;
+    /// except the one spent token whose successor nobody has shown yet (its answer was lost),
+    /// which is rotated again in the successor's place.
     func rotate(refreshToken: String) async throws -> TokenResponse {
         let now = self.now
         let hash = ByteBuffer(bytes: Secrets.refreshTokenHash(refreshToken))
@@ -39,6 +57,18 @@ extension StudyServer {
             }
             if withdrawn {
                 return .refused(.unauthorized("revoked_token", "You have withdrawn from this study; its tokens no longer work."))
+            }
+            if spent, try await successorUnused(of: hash, family: family, on: connection) {
+                // The answer that carried the successor never reached the laptop (a cut, a crash
+                // before the store's write): nobody has shown the successor, so it is revoked and
+                // a fresh pair issued, once. A copy used after the laptop's next rotation still
+                // revokes the family below, as does the successor shown after this grace.
+                try await connection.query(
+                    "UPDATE refresh_tokens SET revoked_at = \(date(now)) WHERE family = \(family) AND rotated_at IS NULL AND revoked_at IS NULL",
+                    logger: logger)
+                let next = try await issueRefreshToken(participant: participant, family: family, now: now, on: connection)
+                let access = try tokens.issue(participant: participant.uuidString, study: study.uuidString, now: Int(now))
+                return .rotated(TokenResponse(accessToken: access, refreshToken: next, accessExpiresIn: AccessTokens.lifetimeSeconds))
             }
             if spent {
                 try await connection.query(
