@@ -111,12 +111,19 @@ let package = Package(
             "AmbleSignal", "AmbleStateMachines", "AmbleModel", "AmbleBandStore", "AmbleStoreSupport", "AmbleSync",
             "AmbleBoard", .product(name: "Logging", package: "swift-log"),
         ]),
+        /// The laptop's domain rules, one implementation for `amble` and the study server: study
+        /// files (TOMLKit) and their due rules, the survey as a state machine, goals and
+        /// challenges, exports (CSV, Open mHealth, TCX, FIT) and reports (HTML, SVG), as pure
+        /// functions of sessions, answers, now and the time zone.
+        .target(name: "AmbleCompanion", dependencies: [
+            "AmbleModel", "AmbleCompanionStore", "AmbleLinux", "AmbleVersion",
+            .product(name: "TOMLKit", package: "TOMLKit"),   // study files (Study/)
+        ]),
         /// The companion's commands (`amble ...`).
         .target(name: "AmbleCLI", dependencies: [
-            "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore", "AmbleStoreSupport",
+            "AmbleCompanion", "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore", "AmbleStoreSupport",
             "AmbleSignal", "AmbleRecordings", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "TOMLKit", package: "TOMLKit"),   // study files (Study/)
         ]),
         .executableTarget(name: "ambled", dependencies: [
             "AmbleBand", "AmbleBoard", "AmbleLinux", "AmbleVersion",
@@ -190,7 +197,7 @@ let package = Package(
         /// connection, session data and the store's import, board files, recordings), for
         /// libFuzzer (scripts/fuzz) and for the tests that replay the kept corpus and crashes.
         .target(name: "AmbleFuzzTargets", dependencies: [
-            "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel", "AmbleCLI",
+            "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel", "AmbleCLI", "AmbleCompanion",
         ]),
         /// libFuzzer's entry when built by scripts/fuzz (-sanitize=fuzzer -DAMBLE_FUZZ), else
         /// `amble-fuzz TARGET FILE...` replays inputs.
@@ -216,7 +223,7 @@ let package = Package(
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel"]),
         .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
         .testTarget(name: "AmbleBandTests", dependencies: [
-            "AmbleBand", "AmbleCLI", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+            "AmbleBand", "AmbleCLI", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
             .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),

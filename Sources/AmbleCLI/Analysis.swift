@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleRecordings
 import AmbleSignal
 
@@ -256,13 +257,6 @@ struct HeartRateAnalysis {
     }
 }
 
-func formatOne(_ value: Double) -> String {
-    let tenths = (value * 10).rounded()
-    let whole = Int(tenths / 10)
-    let fraction = Int(abs(tenths).truncatingRemainder(dividingBy: 10))
-    return (tenths < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)"
-}
-
 /// Three significant figures, with no trailing zeros: 200, 0.1, 10000, 0.025.
 func formatFigures(_ value: Double) -> String {
     guard value.isFinite, value > 0 else { return formatSeconds(value) }
@@ -283,14 +277,6 @@ func formatTwo(_ value: Double) -> String {
     let hundredths = Int((value * 100).rounded())
     let fraction = abs(hundredths) % 100
     return (hundredths < 0 ? "-" : "") + "\(abs(hundredths) / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
-}
-
-func formatDuration(_ seconds: Double) -> String {
-    // Negative only for a session an older band dated across a move of its date back.
-    let total = abs(Int(seconds.rounded()))
-    let h = total / 3600, m = (total % 3600) / 60, s = total % 60
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return (seconds <= -0.5 ? "-" : "") + (h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))")
 }
 
 /// `amble analyze` as the fuzz targets run it (`AmbleFuzzTargets`): a recording's text in, the

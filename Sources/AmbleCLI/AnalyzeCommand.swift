@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleRecordings
 import AmbleSignal
 import ArgumentParser

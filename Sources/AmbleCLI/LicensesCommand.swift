@@ -1,3 +1,4 @@
+import AmbleCompanion
 import ArgumentParser
 
 /// `amble licenses`: what Amble is built from and under which licenses.

@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleCompanionStore
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleStoreSupport
 import AmbleCompanionStore
 import AmbleLinux

@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleCompanionStore
 import AmbleModel
 import ArgumentParser
@@ -240,3 +241,4 @@ struct CalibrationsCommand: ParsableCommand {
 }
 
 extension SessionKind: ExpressibleByArgument {}
+extension RawExportFormat: ExpressibleByArgument {}

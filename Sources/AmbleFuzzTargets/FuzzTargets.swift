@@ -1,5 +1,6 @@
 import AmbleBoard
 import AmbleCLI
+import AmbleCompanion
 import AmbleCompanionStore
 import AmbleModel
 import AmbleRecordings

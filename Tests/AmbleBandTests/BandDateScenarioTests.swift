@@ -1,6 +1,7 @@
 import AmbleBand
 import AmbleBandStore
 @testable import AmbleCLI
+@testable import AmbleCompanion
 import AmbleCompanionStore
 import AmbleHardware
 import AmbleLinux

@@ -1,4 +1,5 @@
 @testable import AmbleCLI
+@testable import AmbleCompanion
 import ArgumentParser
 import Foundation
 import Testing

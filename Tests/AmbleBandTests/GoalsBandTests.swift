@@ -1,5 +1,6 @@
 import AmbleBand
 @testable import AmbleCLI
+@testable import AmbleCompanion
 import AmbleCompanionStore
 import AmbleLinux
 import AmbleModel

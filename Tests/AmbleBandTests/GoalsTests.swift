@@ -1,4 +1,5 @@
 @testable import AmbleCLI
+@testable import AmbleCompanion
 @testable import AmbleCompanionStore
 import AmbleModel
 import AmbleStateMachines

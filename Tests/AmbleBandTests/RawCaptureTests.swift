@@ -1,6 +1,7 @@
 @testable import AmbleBand
 import AmbleBandStore
 @testable import AmbleCLI
+@testable import AmbleCompanion
 import AmbleCompanionStore
 import AmbleLinux
 import AmbleModel

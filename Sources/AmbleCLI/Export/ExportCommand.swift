@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleStoreSupport
 import AmbleCompanionStore
 import AmbleLinux
@@ -9,7 +10,7 @@ import Foundation
 #endif
 
 extension ExportFormat: ExpressibleByArgument {
-    static var allValueStrings: [String] { available.map(\.rawValue) }
+    public static var allValueStrings: [String] { available.map(\.rawValue) }
 }
 
 /// `amble export`: sessions as files other tools read (CSV, Open mHealth JSON, TCX, FIT).

@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleCompanionStore
 import AmbleLinux
 import AmbleModel
@@ -194,18 +195,7 @@ func laptopNow() -> Double {
     return Date().timeIntervalSince1970
 }
 
-/// The joined study, its answers and the synced walks, read from the store.
-struct StudyContext {
-    var enrollment: StudyEnrollment
-    var study: Study
-    var submissions: [StudySubmission]
-    var answers: [StudyAnswer]
-    var sessions: [CompanionSession]
-
-    var walks: [StudyWalk] {
-        sessions.filter { $0.summary.kind == .mindfulWalk }.map { StudyWalk(sessionID: $0.id, startUnixSeconds: $0.summary.startUnixSeconds) }
-    }
-
+extension StudyContext {
     /// Reads it from the store at `storePath`, opened read-only.
     static func read(storePath: String) throws -> StudyContext {
         try read(store: openCompanionStoreForReading(path: storePath))
@@ -223,21 +213,6 @@ struct StudyContext {
         }
         return StudyContext(enrollment: enrollment, study: study, submissions: try store.studySubmissions(), answers: try store.studyAnswers(),
                             sessions: try store.sessions())
-    }
-
-    /// Every questionnaire's status; all over once the wearer left the study.
-    func statuses(now: Double, time: LocalTime) -> [(questionnaire: Questionnaire, status: QuestionnaireStatus)] {
-        if let left = enrollment.leftUnixSeconds {
-            return study.questionnaires.map { ($0, .closed("you left the study on \(time.dateAndClock(left))")) }
-        }
-        return StudyRules.statuses(study, now: now, time: time, submissions: submissions, walks: walks)
-    }
-
-    /// The reminder the band should give (`StudyRules.reminder`); none once the wearer left,
-    /// so that the next sync turns the study's reminder off.
-    func reminder(now: Double, time: LocalTime) -> (time: Int, text: String)?? {
-        let wanted = StudyRules.reminder(study, now: now, time: time, submissions: submissions, walks: walks)
-        return enrollment.leftUnixSeconds != nil && wanted != nil ? .some(nil) : wanted
     }
 
     /// `amble study`: the study's days and each questionnaire's status.

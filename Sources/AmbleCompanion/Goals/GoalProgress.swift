@@ -2,7 +2,7 @@ import AmbleCompanionStore
 import AmbleModel
 
 /// What one local day holds for the goals: every session that started on it.
-struct DayActivity: Equatable, Sendable {
+public struct DayActivity: Equatable, Sendable {
     var walks = 0
     /// Minutes of mindful walking: the walks' durations without their pauses.
     var mindfulMinutes = 0.0
@@ -15,7 +15,7 @@ struct DayActivity: Equatable, Sendable {
 }
 
 /// The sessions' figures per local day (the day a session started on).
-struct ActivityLog: Sendable {
+public struct ActivityLog: Sendable {
     private var days: [CivilDay: DayActivity] = [:]
 
     init(_ sessions: [CompanionSession], time: LocalTime) {
@@ -41,7 +41,7 @@ struct ActivityLog: Sendable {
 }
 
 /// One goal's figure: what was done against what was asked.
-struct GoalPart: Equatable, Sendable {
+public struct GoalPart: Equatable, Sendable {
     enum Kind: String, Sendable {
         case steps
         case walks
@@ -60,7 +60,7 @@ struct GoalPart: Equatable, Sendable {
 
 /// A local day's progress: its steps against the daily goal and the weekly goals' pace by
 /// the day's end.
-struct DayProgress: Equatable, Sendable {
+public struct DayProgress: Equatable, Sendable {
     var day: CivilDay
     var parts: [GoalPart]
     /// The mean of the parts' counted shares, 0...1.
@@ -69,7 +69,7 @@ struct DayProgress: Equatable, Sendable {
 
 /// Everything `amble goals` shows. Pure: made from the goals' history, the sessions, "now"
 /// and the time zone.
-struct GoalsSnapshot: Equatable, Sendable {
+public struct GoalsSnapshot: Equatable, Sendable {
     /// The goals in effect today.
     var targets: GoalTargets
     /// The local day the current goals were set on.
@@ -97,7 +97,7 @@ struct GoalsSnapshot: Equatable, Sendable {
     var stripStrength: Double? { strip.isEmpty ? nil : strip.reduce(0) { $0 + $1.share } / Double(strip.count) }
 }
 
-enum GoalProgress {
+public enum GoalProgress {
     /// The goals in effect on `day`: the last change made on or before it (a change made
     /// during a day holds for all of it); nil before the first.
     static func targets(on day: CivilDay, history: [GoalChange], time: LocalTime) -> GoalChange? {
@@ -121,7 +121,7 @@ enum GoalProgress {
 
     /// Today's and this week's progress and the strip, at `nowUnixSeconds` in `time`'s zone;
     /// nil when no goal is set today.
-    static func snapshot(history: [GoalChange], sessions: [CompanionSession], nowUnixSeconds: Double, time: LocalTime) -> GoalsSnapshot? {
+    public static func snapshot(history: [GoalChange], sessions: [CompanionSession], nowUnixSeconds: Double, time: LocalTime) -> GoalsSnapshot? {
         let today = time.day(nowUnixSeconds)
         guard let current = targets(on: today, history: history, time: time), !current.targets.isEmpty else { return nil }
         let log = ActivityLog(sessions, time: time)
@@ -150,7 +150,7 @@ enum GoalProgress {
 
     /// The line the band shows over its menu after a sync: "Today 64% walks 1/3" (at most
     /// 21 characters, the OLED's width; printable ASCII).
-    static func bandLine(_ snapshot: GoalsSnapshot) -> String {
+    public static func bandLine(_ snapshot: GoalsSnapshot) -> String {
         let percent = "\(Int((snapshot.today.share * 100).rounded()))%"
         var detail = ""
         if let walks = snapshot.targets.walksPerWeek, let done = snapshot.week.first(where: { $0.kind == .walks }) {

@@ -1,46 +1,48 @@
 /// Dates and clock times as the wearer reads them: in a time zone given as its offset from UTC
 /// at each instant, so that tests pass a fixed one and the command passes the machine's
 /// (`localUTCOffsetSeconds`, which follows `TZ` and daylight saving).
-struct LocalTime: Sendable {
+public struct LocalTime: Sendable {
     /// Seconds east of UTC at a Unix time (seconds since 1970-01-01T00:00:00Z).
-    let offsetSeconds: @Sendable (Double) -> Int
+    public let offsetSeconds: @Sendable (Double) -> Int
+
+    public init(offsetSeconds: @escaping @Sendable (Double) -> Int) { self.offsetSeconds = offsetSeconds }
 
     static let utc = LocalTime { _ in 0 }
     static func fixed(offsetSeconds: Int) -> LocalTime { LocalTime { _ in offsetSeconds } }
 
     /// The local calendar day of an instant.
-    func day(_ unixSeconds: Double) -> CivilDay {
+    public func day(_ unixSeconds: Double) -> CivilDay {
         let local = Int((unixSeconds + Double(offsetSeconds(unixSeconds))).rounded(.down))
         return CivilDay(daysSinceEpoch: floorDivide(local, 86_400))
     }
 
     /// Seconds since local midnight, 0..<86400.
-    func secondOfDay(_ unixSeconds: Double) -> Int {
+    public func secondOfDay(_ unixSeconds: Double) -> Int {
         let local = Int((unixSeconds + Double(offsetSeconds(unixSeconds))).rounded(.down))
         return local - floorDivide(local, 86_400) * 86_400
     }
 
     /// The Unix time of a day's local midnight (the offset looked up twice, so that a day
     /// that starts in another offset than the instant 00:00 UTC is still right).
-    func startOfDay(_ day: CivilDay) -> Double {
+    public func startOfDay(_ day: CivilDay) -> Double {
         let guess = Double(day.daysSinceEpoch * 86_400)
         let first = guess - Double(offsetSeconds(guess))
         return guess - Double(offsetSeconds(first))
     }
 
     /// `14:03`.
-    func clock(_ unixSeconds: Double) -> String {
+    public func clock(_ unixSeconds: Double) -> String {
         let s = secondOfDay(unixSeconds)
         return two(s / 3600) + ":" + two((s % 3600) / 60)
     }
 
     /// `Thu 1 Jan 2026, 14:03`.
-    func dateAndClock(_ unixSeconds: Double) -> String {
+    public func dateAndClock(_ unixSeconds: Double) -> String {
         day(unixSeconds).long + ", " + clock(unixSeconds)
     }
 
     /// `UTC+01:00` (or `UTC`): the offset at an instant, said on the page next to local times.
-    func zoneLabel(_ unixSeconds: Double) -> String {
+    public func zoneLabel(_ unixSeconds: Double) -> String {
         let offset = offsetSeconds(unixSeconds)
         guard offset != 0 else { return "UTC" }
         let minutes = abs(offset) / 60
@@ -49,13 +51,13 @@ struct LocalTime: Sendable {
 }
 
 /// A calendar day (proleptic Gregorian), counted from 1970-01-01.
-struct CivilDay: Hashable, Comparable, Sendable {
-    var daysSinceEpoch: Int
+public struct CivilDay: Hashable, Comparable, Sendable {
+    public var daysSinceEpoch: Int
 
-    init(daysSinceEpoch: Int) { self.daysSinceEpoch = daysSinceEpoch }
+    public init(daysSinceEpoch: Int) { self.daysSinceEpoch = daysSinceEpoch }
 
     /// From a year, month (1–12) and day (1–31); nil when no such day exists.
-    init?(year: Int, month: Int, day: Int) {
+    public init?(year: Int, month: Int, day: Int) {
         guard (1...12).contains(month), day >= 1, day <= CivilDay.daysIn(year: year, month: month) else { return nil }
         // Howard Hinnant's days_from_civil.
         let y = month <= 2 ? year - 1 : year
@@ -67,7 +69,7 @@ struct CivilDay: Hashable, Comparable, Sendable {
     }
 
     /// `2026-01-05` or `2026-01` (the month's first day); nil otherwise.
-    init?(parsing text: String) {
+    public init?(parsing text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3, parts[0].count == 4, parts.dropFirst().allSatisfy({ $0.count == 2 }),
               let year = Int(parts[0]), let month = Int(parts[1]) else { return nil }
@@ -76,7 +78,7 @@ struct CivilDay: Hashable, Comparable, Sendable {
         self.init(year: year, month: month, day: day)
     }
 
-    var components: (year: Int, month: Int, day: Int) {
+    public var components: (year: Int, month: Int, day: Int) {
         // Howard Hinnant's civil_from_days.
         let z = daysSinceEpoch + 719_468
         let era = floorDivide(z, 146_097)
@@ -90,46 +92,46 @@ struct CivilDay: Hashable, Comparable, Sendable {
     }
 
     /// 0 Monday ... 6 Sunday.
-    var weekday: Int { floorModulo(daysSinceEpoch + 3, 7) }
+    public var weekday: Int { floorModulo(daysSinceEpoch + 3, 7) }
 
-    func adding(days: Int) -> CivilDay { CivilDay(daysSinceEpoch: daysSinceEpoch + days) }
+    public func adding(days: Int) -> CivilDay { CivilDay(daysSinceEpoch: daysSinceEpoch + days) }
 
     /// The Monday of this day's week.
-    var startOfWeek: CivilDay { adding(days: -weekday) }
+    public var startOfWeek: CivilDay { adding(days: -weekday) }
 
-    var startOfMonth: CivilDay {
+    public var startOfMonth: CivilDay {
         let c = components
         return CivilDay(year: c.year, month: c.month, day: 1)!
     }
 
     /// The first day of the next month.
-    var startOfNextMonth: CivilDay {
+    public var startOfNextMonth: CivilDay {
         let c = components
         return c.month == 12 ? CivilDay(year: c.year + 1, month: 1, day: 1)! : CivilDay(year: c.year, month: c.month + 1, day: 1)!
     }
 
-    static func < (a: CivilDay, b: CivilDay) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
+    public static func < (a: CivilDay, b: CivilDay) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
 
-    static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    static let longMonthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    public static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    public static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    public static let longMonthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 
     /// `2026-01-05`.
-    var iso: String {
+    public var iso: String {
         let c = components
         return String(c.year) + "-" + two(c.month) + "-" + two(c.day)
     }
 
     /// `Mon 5 Jan 2026`.
-    var long: String {
+    public var long: String {
         let c = components
         return "\(CivilDay.weekdayNames[weekday]) \(c.day) \(CivilDay.monthNames[c.month - 1]) \(c.year)"
     }
 
     /// `Mon 5`.
-    var short: String { "\(CivilDay.weekdayNames[weekday]) \(components.day)" }
+    public var short: String { "\(CivilDay.weekdayNames[weekday]) \(components.day)" }
 
-    static func daysIn(year: Int, month: Int) -> Int {
+    public static func daysIn(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30

@@ -1,8 +1,8 @@
 import AmbleCompanionStore
 
 /// `amble goals` on screen and as JSON. Pure.
-enum GoalsText {
-    static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded())) %" }
+public enum GoalsText {
+    public static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded())) %" }
 
     /// A day of the strip as one character: full, three quarters, half, a little, nothing.
     static func glyph(_ share: Double) -> String {
@@ -15,7 +15,7 @@ enum GoalsText {
         }
     }
 
-    static func targetsLine(_ targets: GoalTargets) -> String {
+    public static func targetsLine(_ targets: GoalTargets) -> String {
         var goals: [String] = []
         if let steps = targets.stepsPerDay { goals.append("\(steps) steps a day") }
         if let walks = targets.walksPerWeek { goals.append("\(walks) walk\(walks == 1 ? "" : "s") a week") }
@@ -43,7 +43,7 @@ enum GoalsText {
         }
     }
 
-    static func text(_ s: GoalsSnapshot) -> String {
+    public static func text(_ s: GoalsSnapshot) -> String {
         var lines = ["Goals: \(targetsLine(s.targets)) (set \(s.targetsSince.long))", ""]
         lines.append("Today, \(s.today.day.long): \(percent(s.today.share))")
         for part in s.today.parts {
@@ -65,7 +65,7 @@ enum GoalsText {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ s: GoalsSnapshot) -> String {
+    public static func json(_ s: GoalsSnapshot) -> String {
         func part(_ p: GoalPart) -> String {
             "{\"goal\": \(SessionJSON.string(p.kind.rawValue)), \"done\": \(SessionJSON.number(p.done, digits: 1)), "
                 + "\"target\": \(SessionJSON.number(p.target, digits: 2)), \"share\": \(SessionJSON.number(p.share, digits: 3))}"

@@ -2,17 +2,17 @@ import AmbleCompanionStore
 import AmbleModel
 
 /// A run of local calendar days a report covers: a week (Monday to Sunday) or a month.
-struct ReportPeriod: Equatable, Sendable {
-    var firstDay: CivilDay
+public struct ReportPeriod: Equatable, Sendable {
+    public var firstDay: CivilDay
     var dayCount: Int
-    var title: String
+    public var title: String
 
-    static func week(containing day: CivilDay) -> ReportPeriod {
+    public static func week(containing day: CivilDay) -> ReportPeriod {
         let first = day.startOfWeek
         return ReportPeriod(firstDay: first, dayCount: 7, title: "Week of \(first.long) to \(first.adding(days: 6).long)")
     }
 
-    static func month(containing day: CivilDay) -> ReportPeriod {
+    public static func month(containing day: CivilDay) -> ReportPeriod {
         let first = day.startOfMonth
         let c = first.components
         return ReportPeriod(firstDay: first, dayCount: first.startOfNextMonth.daysSinceEpoch - first.daysSinceEpoch,
@@ -20,9 +20,9 @@ struct ReportPeriod: Equatable, Sendable {
     }
 
     var days: [CivilDay] { (0..<dayCount).map { firstDay.adding(days: $0) } }
-    var lastDay: CivilDay { firstDay.adding(days: dayCount - 1) }
+    public var lastDay: CivilDay { firstDay.adding(days: dayCount - 1) }
 
-    func contains(_ day: CivilDay) -> Bool { day >= firstDay && day <= lastDay }
+    public func contains(_ day: CivilDay) -> Bool { day >= firstDay && day <= lastDay }
 }
 
 /// One local day's figures in a period report.
@@ -80,8 +80,8 @@ struct DayFigures: Equatable, Sendable {
 
 /// The page of a week or a month: walks per day, mindful minutes, the trend of the time within
 /// the limit and of the resting heart rate, steps per day, and the sessions. Pure.
-enum PeriodReport {
-    static func html(period: ReportPeriod, sessions: [(CompanionSession, [SessionSecond])], time: LocalTime) -> String {
+public enum PeriodReport {
+    public static func html(period: ReportPeriod, sessions: [(CompanionSession, [SessionSecond])], time: LocalTime) -> String {
         let days = DayFigures.make(period: period, sessions: sessions, time: time)
         let zone = time.zoneLabel(time.startOfDay(period.firstDay))
         var body = "<header>\n<h1>\(HTMLPage.escape(period.title))</h1>\n"

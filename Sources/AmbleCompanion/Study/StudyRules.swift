@@ -6,25 +6,25 @@ import Foundation
 #endif
 
 /// A mindful walk as the study rules see it: the laptop's session id and when it started.
-struct StudyWalk: Equatable, Sendable {
-    var sessionID: Int64
+public struct StudyWalk: Equatable, Sendable {
+    public var sessionID: Int64
     /// Seconds since 1970-01-01T00:00:00Z.
-    var startUnixSeconds: Double
+    public var startUnixSeconds: Double
 }
 
 /// One occurrence of a questionnaire that can be answered now.
-struct DueOccasion: Equatable, Sendable {
-    var questionnaire: String
+public struct DueOccasion: Equatable, Sendable {
+    public var questionnaire: String
     /// The period it completes (`StudyAnswer.period`).
-    var period: String
+    public var period: String
     /// The walk it is about (after-walk questionnaires).
-    var walk: StudyWalk?
+    public var walk: StudyWalk?
     /// For the participant: "today", "for your walk of Tue 3 Mar 2026, 08:10".
-    var label: String
+    public var label: String
 }
 
 /// Where a questionnaire stands at a moment.
-enum QuestionnaireStatus: Equatable, Sendable {
+public enum QuestionnaireStatus: Equatable, Sendable {
     /// Due now: one occasion, or one per walk not answered yet.
     case due([DueOccasion])
     /// Completed in its current period (at the latest submission), and when it comes again, if ever.
@@ -36,7 +36,7 @@ enum QuestionnaireStatus: Equatable, Sendable {
     /// Over, not due again.
     case closed(String)
 
-    var isDue: Bool { if case .due = self { return true } else { return false } }
+    public var isDue: Bool { if case .due = self { return true } else { return false } }
 }
 
 /// The study's rules as pure functions: the moment, the local time zone, the study, the
@@ -52,25 +52,25 @@ enum QuestionnaireStatus: Equatable, Sendable {
 ///   ID). The answer belongs to the first walk that starts after it.
 /// - `after-walk`: once for each synced mindful walk that started during the study (period
 ///   `after:ID`), even after the study is over.
-enum StudyRules {
-    static func studyStart(_ study: Study, time: LocalTime) -> Double { time.startOfDay(study.firstDay) }
-    static func studyEnd(_ study: Study, time: LocalTime) -> Double { time.startOfDay(study.lastDay.adding(days: 1)) }
+public enum StudyRules {
+    public static func studyStart(_ study: Study, time: LocalTime) -> Double { time.startOfDay(study.firstDay) }
+    public static func studyEnd(_ study: Study, time: LocalTime) -> Double { time.startOfDay(study.lastDay.adding(days: 1)) }
 
     /// Every questionnaire's status, in the file's order.
-    static func statuses(_ study: Study, now: Double, time: LocalTime, submissions: [StudySubmission], walks: [StudyWalk])
+    public static func statuses(_ study: Study, now: Double, time: LocalTime, submissions: [StudySubmission], walks: [StudyWalk])
         -> [(questionnaire: Questionnaire, status: QuestionnaireStatus)] {
         study.questionnaires.map { ($0, status(of: $0, in: study, now: now, time: time, submissions: submissions, walks: walks)) }
     }
 
     /// What can be answered now, in the file's order (the walks of an after-walk questionnaire oldest first).
-    static func due(_ study: Study, now: Double, time: LocalTime, submissions: [StudySubmission], walks: [StudyWalk]) -> [DueOccasion] {
+    public static func due(_ study: Study, now: Double, time: LocalTime, submissions: [StudySubmission], walks: [StudyWalk]) -> [DueOccasion] {
         statuses(study, now: now, time: time, submissions: submissions, walks: walks).flatMap { entry -> [DueOccasion] in
             if case let .due(occasions) = entry.status { return occasions }
             return []
         }
     }
 
-    static func status(of q: Questionnaire, in study: Study, now: Double, time: LocalTime,
+    public static func status(of q: Questionnaire, in study: Study, now: Double, time: LocalTime,
                        submissions: [StudySubmission], walks: [StudyWalk]) -> QuestionnaireStatus {
         let start = studyStart(study, time: time), end = studyEnd(study, time: time)
         let mine = submissions.filter { $0.questionnaire == q.name }
@@ -123,11 +123,11 @@ enum StudyRules {
         }
     }
 
-    static func dayPeriod(_ day: CivilDay) -> String { "day:" + day.iso }
-    static func afterWalkPeriod(_ walk: StudyWalk) -> String { "after:\(walk.sessionID)" }
+    public static func dayPeriod(_ day: CivilDay) -> String { "day:" + day.iso }
+    public static func afterWalkPeriod(_ walk: StudyWalk) -> String { "after:\(walk.sessionID)" }
 
     /// The stretch since the latest synced walk of the study that started at or before `now`.
-    static func beforeWalkPeriod(now: Double, start: Double, walks: [StudyWalk]) -> String {
+    public static func beforeWalkPeriod(now: Double, start: Double, walks: [StudyWalk]) -> String {
         let latest = walks.filter { $0.startUnixSeconds >= start && $0.startUnixSeconds <= now }
             .max { ($0.startUnixSeconds, $0.sessionID) < ($1.startUnixSeconds, $1.sessionID) }
         return latest.map { "before:since-\($0.sessionID)" } ?? "before:since-start"
@@ -135,7 +135,7 @@ enum StudyRules {
 
     /// The walk an answer belongs to: an after-walk answer's own; a before-walk answer's is the
     /// first walk that started after it was submitted (nil until one is synced).
-    static func walk(for submission: StudySubmission, due: DueKind, walks: [StudyWalk]) -> Int64? {
+    public static func walk(for submission: StudySubmission, due: DueKind, walks: [StudyWalk]) -> Int64? {
         switch due {
         case .afterWalk:
             return submission.sessionID ?? Int64(submission.period.dropFirst("after:".count))
@@ -152,7 +152,7 @@ enum StudyRules {
     /// one due now, or the end questionnaire on the last day), while the study runs or an end
     /// questionnaire is due; `off` once nothing asks for one; nil when the study has no
     /// reminders at all (the band's own reminder is left alone).
-    static func reminder(_ study: Study, now: Double, time: LocalTime, submissions: [StudySubmission], walks: [StudyWalk])
+    public static func reminder(_ study: Study, now: Double, time: LocalTime, submissions: [StudySubmission], walks: [StudyWalk])
         -> (time: Int, text: String)?? {
         let withReminder = study.questionnaires.filter { $0.remindAtMinutes != nil }
         guard !withReminder.isEmpty else { return nil }

@@ -115,7 +115,7 @@ struct SVGChart {
 }
 
 /// A coordinate with at most one decimal, the way SVG attributes want it.
-func n(_ value: Double) -> String {
+public func n(_ value: Double) -> String {
     let tenths = (value * 10).rounded()
     return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : formatOne(value)
 }

@@ -2,8 +2,8 @@
 /// text to show comes out. `b` goes back to change the previous answer; after the last
 /// question a review lists every answer, where a number changes that answer and `s` submits.
 /// End of input cancels (nothing is stored). No I/O: `SurveyTerminal` feeds it lines.
-struct SurveyMachine {
-    enum State: Equatable {
+public struct SurveyMachine {
+    public enum State: Equatable {
         /// Asking question `index` (0-based); `reviewAfter`: the answer goes back to the review.
         case asking(index: Int, reviewAfter: Bool)
         case reviewing
@@ -11,22 +11,22 @@ struct SurveyMachine {
         case cancelled
     }
 
-    let questionnaire: Questionnaire
+    public let questionnaire: Questionnaire
     /// What the occasion is ("today", "for your walk of ...").
-    let label: String
-    private(set) var state: State = .asking(index: 0, reviewAfter: false)
+    public let label: String
+    public private(set) var state: State = .asking(index: 0, reviewAfter: false)
     /// Answers by item id (`""`: skipped).
     private(set) var answers: [String: String] = [:]
 
-    init(questionnaire: Questionnaire, label: String) {
+    public init(questionnaire: Questionnaire, label: String) {
         self.questionnaire = questionnaire
         self.label = label
     }
 
-    var items: [StudyItem] { questionnaire.items }
+    public var items: [StudyItem] { questionnaire.items }
 
     /// The header and the first question.
-    func start() -> String {
+    public func start() -> String {
         var lines = ["\(questionnaire.title) (\(label)): \(plural(items.count, "question")).",
                      "Type the answer and Enter; b goes back to the previous question. End of input (Ctrl-D) cancels without saving."]
         if let intro = questionnaire.intro { lines.append(intro) }
@@ -34,7 +34,7 @@ struct SurveyMachine {
     }
 
     /// What to show for the current state: a question with its choices, or the review.
-    func prompt() -> String {
+    public func prompt() -> String {
         switch state {
         case let .asking(index, _):
             let item = items[index]
@@ -71,7 +71,7 @@ struct SurveyMachine {
     }
 
     /// A typed line (without its line end): what to show next.
-    mutating func handle(_ line: String) -> String {
+    public mutating func handle(_ line: String) -> String {
         let text = line.trimmingSpaces
         switch state {
         case let .asking(index, reviewAfter):
@@ -116,12 +116,12 @@ struct SurveyMachine {
     }
 
     /// End of input: cancels unless already submitted.
-    mutating func endOfInput() {
+    public mutating func endOfInput() {
         if state != .submitted { state = .cancelled }
     }
 
     /// The answers in the questionnaire's order, once submitted.
-    var submittedAnswers: [(item: String, value: String)]? {
+    public var submittedAnswers: [(item: String, value: String)]? {
         guard state == .submitted else { return nil }
         return items.map { ($0.id, answers[$0.id] ?? "") }
     }

@@ -1,33 +1,33 @@
 /// A study as its file defines it (docs/study.md): a name, the course a participant goes
 /// through, the first and last day, and questionnaires, each due at a moment of the study.
-struct Study: Equatable, Sendable {
-    var name: String
-    var description: String?
+public struct Study: Equatable, Sendable {
+    public var name: String
+    public var description: String?
     /// The first day of the study (from its local midnight) and the last (to its end), both
     /// included, in the participant's local time.
-    var firstDay: CivilDay
-    var lastDay: CivilDay
-    var course: [CourseStep]
-    var questionnaires: [Questionnaire]
+    public var firstDay: CivilDay
+    public var lastDay: CivilDay
+    public var course: [CourseStep]
+    public var questionnaires: [Questionnaire]
 
-    func questionnaire(named name: String) -> Questionnaire? { questionnaires.first { $0.name == name } }
+    public func questionnaire(named name: String) -> Questionnaire? { questionnaires.first { $0.name == name } }
 
     /// Days the study lasts, both ends included.
-    var days: Int { lastDay.daysSinceEpoch - firstDay.daysSinceEpoch + 1 }
+    public var days: Int { lastDay.daysSinceEpoch - firstDay.daysSinceEpoch + 1 }
 }
 
 /// One step of a study's course, as `amble study course` shows it.
-struct CourseStep: Equatable, Sendable {
-    var title: String
+public struct CourseStep: Equatable, Sendable {
+    public var title: String
     /// When, in the participant's words ("Day 1", "Days 2 to 13").
-    var when: String?
-    var text: String?
+    public var when: String?
+    public var text: String?
     /// A questionnaire this step is about; the course marks it done once completed.
-    var questionnaire: String?
+    public var questionnaire: String?
 }
 
 /// When a questionnaire is due.
-enum DueKind: String, CaseIterable, Equatable, Sendable {
+public enum DueKind: String, CaseIterable, Equatable, Sendable {
     /// Once, from the study's first day.
     case start
     /// Once, from the study's last day.
@@ -39,7 +39,7 @@ enum DueKind: String, CaseIterable, Equatable, Sendable {
     /// Once for each synced mindful walk of the study.
     case afterWalk = "after-walk"
 
-    var phrase: String {
+    public var phrase: String {
         switch self {
         case .start: return "at study start"
         case .end: return "at study end"
@@ -50,26 +50,26 @@ enum DueKind: String, CaseIterable, Equatable, Sendable {
     }
 }
 
-struct Questionnaire: Equatable, Sendable {
+public struct Questionnaire: Equatable, Sendable {
     /// Its short name (lowercase letters, digits, `-`): `amble survey NAME`.
-    var name: String
-    var title: String
-    var due: DueKind
+    public var name: String
+    public var title: String
+    public var due: DueKind
     /// Local time of day (minutes after midnight) the band reminds the wearer while it is due; nil: no reminder.
-    var remindAtMinutes: Int?
+    public var remindAtMinutes: Int?
     /// Shown before the first question.
-    var intro: String?
-    var items: [StudyItem]
+    public var intro: String?
+    public var items: [StudyItem]
 }
 
 /// A question.
-struct StudyItem: Equatable, Sendable {
-    var id: String
-    var text: String
-    var required: Bool
-    var kind: Kind
+public struct StudyItem: Equatable, Sendable {
+    public var id: String
+    public var text: String
+    public var required: Bool
+    public var kind: Kind
 
-    enum Kind: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
         /// Points `low...high`; `labels` name every point, or just the two ends.
         case likert(low: Int, high: Int, labels: [String])
         case single(choices: [String])
@@ -79,7 +79,7 @@ struct StudyItem: Equatable, Sendable {
     }
 
     /// The type's name in the file.
-    var typeName: String {
+    public var typeName: String {
         switch kind {
         case .likert: return "likert"
         case .single: return "single"
@@ -90,7 +90,7 @@ struct StudyItem: Equatable, Sendable {
     }
 
     /// What the answer may be, for the prompt and for a rejected answer.
-    var expected: String {
+    public var expected: String {
         switch kind {
         case let .likert(low, high, _): return "a number from \(low) to \(high)"
         case let .single(choices): return "a number from 1 to \(choices.count)"
@@ -101,7 +101,7 @@ struct StudyItem: Equatable, Sendable {
     }
 
     /// Reads a typed answer: the value to store (`""` for a skipped optional item), or why not.
-    func parse(_ raw: String) -> Result<String, StudyAnswerError> {
+    public func parse(_ raw: String) -> Result<String, StudyAnswerError> {
         let text = raw.trimmingSpaces
         if text.isEmpty {
             return required ? .failure(StudyAnswerError("an answer is needed: \(expected)")) : .success("")
@@ -136,7 +136,7 @@ struct StudyItem: Equatable, Sendable {
     }
 
     /// A stored value as the participant reads it in the review (`4 (often)`).
-    func display(_ value: String) -> String {
+    public func display(_ value: String) -> String {
         guard !value.isEmpty else { return "(skipped)" }
         if case let .likert(low, high, labels) = kind, let n = Int(value) {
             if labels.count == high - low + 1 { return "\(n) (\(labels[n - low]))" }
@@ -149,8 +149,8 @@ struct StudyItem: Equatable, Sendable {
 }
 
 /// An answer the survey does not take, and why.
-struct StudyAnswerError: Error, Equatable {
-    var message: String
+public struct StudyAnswerError: Error, Equatable {
+    public var message: String
     init(_ message: String) { self.message = message }
 }
 
@@ -162,11 +162,11 @@ func formatPlain(_ value: Double) -> String {
 
 extension String {
     /// Without spaces, tabs and line ends at either end.
-    var trimmingSpaces: String { Substring(self).trimmingCharacters }
+    public var trimmingSpaces: String { Substring(self).trimmingCharacters }
 }
 
 extension Substring {
-    var trimmingCharacters: String {
+    public var trimmingCharacters: String {
         var s = self
         while let f = s.first, f == " " || f == "\t" || f == "\r" || f == "\n" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\r" || l == "\n" { s.removeLast() }

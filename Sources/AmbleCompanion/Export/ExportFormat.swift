@@ -4,11 +4,11 @@ import AmbleVersion
 
 /// A session with its per-second rows: what every export format is made from. The rows add
 /// up to the summary's steps (`withSummarySteps`), so every format adds up to the session.
-struct ExportedSession: Equatable, Sendable {
+public struct ExportedSession: Equatable, Sendable {
     var session: CompanionSession
     var seconds: [SessionSecond]
 
-    init(session: CompanionSession, seconds: [SessionSecond]) {
+    public init(session: CompanionSession, seconds: [SessionSecond]) {
         self.session = session
         self.seconds = Self.withSummarySteps(seconds, steps: session.summary.steps)
     }
@@ -61,11 +61,11 @@ struct ExportedSession: Equatable, Sendable {
 }
 
 /// One file an export writes: its name (no folder) and its whole contents.
-struct ExportFile: Equatable, Sendable {
-    var name: String
-    var bytes: [UInt8]
+public struct ExportFile: Equatable, Sendable {
+    public var name: String
+    public var bytes: [UInt8]
     /// What it holds, for the line printed after writing it ("3 sessions").
-    var summary: String
+    public var summary: String
 
     /// A text file (UTF-8).
     init(name: String, contents: String, summary: String) {
@@ -83,7 +83,7 @@ struct ExportFile: Equatable, Sendable {
 }
 
 /// The formats of `amble export`.
-enum ExportFormat: String, CaseIterable, Sendable {
+public enum ExportFormat: String, CaseIterable, Sendable {
     case csv
     case openmhealth
     case tcx
@@ -95,11 +95,11 @@ enum ExportFormat: String, CaseIterable, Sendable {
     case raw
 
     /// The formats this build writes, for help and messages.
-    static let available: [ExportFormat] = [.csv, .openmhealth, .tcx, .fit, .raw]
+    public static let available: [ExportFormat] = [.csv, .openmhealth, .tcx, .fit, .raw]
 
     /// The files this format makes from `sessions` (which are in the order to write them).
     /// `notes` collects what was left out and why.
-    func files(_ sessions: [ExportedSession], notes: inout [String]) -> [ExportFile] {
+    public func files(_ sessions: [ExportedSession], notes: inout [String]) -> [ExportFile] {
         switch self {
         case .csv: return CSVExport.files(sessions)
         case .openmhealth: return [OpenMHealthExport.file(sessions)]
@@ -112,7 +112,7 @@ enum ExportFormat: String, CaseIterable, Sendable {
     /// `--format raw`: for each session with raw samples, `amble-raw-ID-steps.csv` (its
     /// accelerometer samples) and, with PPG samples, `amble-raw-ID-hr.csv`. Sessions without
     /// raw samples are noted.
-    static func rawFiles(_ sessions: [(id: Int64, blocks: [RawBlock])], notes: inout [String]) -> [ExportFile] {
+    public static func rawFiles(_ sessions: [(id: Int64, blocks: [RawBlock])], notes: inout [String]) -> [ExportFile] {
         var files: [ExportFile] = []
         for session in sessions {
             for format in RawExportFormat.allCases {
@@ -190,4 +190,4 @@ let ambleRelease: (major: Int, minor: Int) = {
 }()
 
 /// "1 session", "3 sessions".
-func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+public func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }

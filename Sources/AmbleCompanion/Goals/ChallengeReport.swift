@@ -1,8 +1,8 @@
 import AmbleCompanionStore
 
 /// A challenge on screen (under way, or its end report) and as an HTML page. Pure.
-enum ChallengeReport {
-    static func title(_ c: StoredChallenge) -> String {
+public enum ChallengeReport {
+    public static func title(_ c: StoredChallenge) -> String {
         "level \(c.level), \(c.walksPerWeek) walk\(c.walksPerWeek == 1 ? "" : "s") a week for \(c.weeks) week\(c.weeks == 1 ? "" : "s")"
     }
 
@@ -19,7 +19,7 @@ enum ChallengeReport {
     }
 
     /// `amble challenge` while one is under way.
-    static func progressText(_ s: ChallengeStatus, open: [Int]) -> String {
+    public static func progressText(_ s: ChallengeStatus, open: [Int]) -> String {
         var lines = ["Challenge #\(s.challenge.id), \(title(s.challenge)), from \(s.firstDay.long) to \(s.endDay.adding(days: -1).long)"]
         lines.append("  \(s.daysLeft) day\(s.daysLeft == 1 ? "" : "s") left · week \(s.weekIndex + 1) of \(s.challenge.weeks): "
                      + "\(s.walksThisWeek) of \(s.challenge.walksPerWeek) walks · so far \(GoalsText.percent(s.completionRate)) of the challenge")
@@ -29,7 +29,7 @@ enum ChallengeReport {
     }
 
     /// The end report: the message, the completion rate and the graph.
-    static func reportText(_ s: ChallengeStatus) -> String {
+    public static func reportText(_ s: ChallengeStatus) -> String {
         let message = ChallengeRules.message(level: s.challenge.level, walksPerWeek: s.challenge.walksPerWeek, walks: s.walks, completionRate: s.completionRate)
         var lines = ["Challenge #\(s.challenge.id) report: \(title(s.challenge))",
                      "  \(s.firstDay.long) to \(s.endDay.adding(days: -1).long)", "",
@@ -42,12 +42,12 @@ enum ChallengeReport {
     }
 
     /// One line per finished challenge, for `amble challenge reports`.
-    static func listLine(_ s: ChallengeStatus) -> String {
+    public static func listLine(_ s: ChallengeStatus) -> String {
         "#\(s.challenge.id)  " + SessionText.pad("level \(s.challenge.level)", 9) + SessionText.pad("\(s.firstDay.iso) to \(s.endDay.adding(days: -1).iso)", 26)
             + SessionText.pad("\(s.walks)/\(s.walksAsked) walks", 14) + GoalsText.percent(s.completionRate)
     }
 
-    static func json(_ s: ChallengeStatus) -> String {
+    public static func json(_ s: ChallengeStatus) -> String {
         let fields: [(String, String)] = [
             ("id", String(s.challenge.id)), ("level", String(s.challenge.level)), ("weeks", String(s.challenge.weeks)),
             ("walks_per_week", String(s.challenge.walksPerWeek)), ("first_day", SessionJSON.string(s.firstDay.iso)),
@@ -89,7 +89,7 @@ enum ChallengeReport {
     }
 
     /// The end report as one self-contained page (inline CSS and SVG, no script).
-    static func html(_ s: ChallengeStatus, time: LocalTime) -> String {
+    public static func html(_ s: ChallengeStatus, time: LocalTime) -> String {
         let message = ChallengeRules.message(level: s.challenge.level, walksPerWeek: s.challenge.walksPerWeek, walks: s.walks, completionRate: s.completionRate)
         var body = "<header>\n<h1>\(HTMLPage.escape("Challenge report, " + title(s.challenge)))</h1>\n"
         body += "<p>\(HTMLPage.escape("\(s.firstDay.long) to \(s.endDay.adding(days: -1).long) · days in local time (\(time.zoneLabel(time.startOfDay(s.firstDay))))"))</p>\n</header>\n"

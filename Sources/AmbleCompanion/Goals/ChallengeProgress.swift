@@ -3,18 +3,18 @@ import AmbleModel
 
 /// A challenge's rules: levels, the completion rate and the report's message. Pure: the
 /// challenges, the sessions, "now" and the time zone in; figures out.
-enum ChallengeRules {
+public enum ChallengeRules {
     /// Levels 1 to 4: level N lasts N weeks.
-    static let levels = 1 ... 4
+    public static let levels = 1 ... 4
     /// Walks a week a challenge may ask, 1...21 (three a day).
-    static let walksPerWeekRange = 1 ... 21
+    public static let walksPerWeekRange = 1 ... 21
     /// A finished challenge at or above this completion rate opens the next level; below
     /// it, the report suggests repeating the level.
     static let passingRate = 0.5
 
     /// The levels open to start: level 1, any level already started (a level can always be
     /// repeated), and the level after each one finished at `passingRate` or more.
-    static func openLevels(_ challenges: [StoredChallenge], completion: (StoredChallenge) -> Double?) -> [Int] {
+    public static func openLevels(_ challenges: [StoredChallenge], completion: (StoredChallenge) -> Double?) -> [Int] {
         var open: Set<Int> = [1]
         for challenge in challenges {
             open.insert(challenge.level)
@@ -65,29 +65,29 @@ enum ChallengeRules {
 }
 
 /// A challenge as of "now": its days, its walks so far, and whether it is over.
-struct ChallengeStatus: Equatable, Sendable {
-    var challenge: StoredChallenge
+public struct ChallengeStatus: Equatable, Sendable {
+    public var challenge: StoredChallenge
     var firstDay: CivilDay
     /// The day after its last.
-    var endDay: CivilDay
+    public var endDay: CivilDay
     var today: CivilDay
     /// Walks on each of its days (stored figures once finished; else counted from the sessions up to today).
     var walksPerDay: [Int]
 
-    var isOver: Bool { challenge.state == .finished || today >= endDay }
+    public var isOver: Bool { challenge.state == .finished || today >= endDay }
     /// Days left, today included; 0 once over.
-    var daysLeft: Int { isOver ? 0 : endDay.daysSinceEpoch - today.daysSinceEpoch }
+    public var daysLeft: Int { isOver ? 0 : endDay.daysSinceEpoch - today.daysSinceEpoch }
     /// The week under way, 0-based (the last once over).
     var weekIndex: Int { min(challenge.weeks - 1, max(0, (today.daysSinceEpoch - firstDay.daysSinceEpoch) / 7)) }
     var walks: Int { walksPerDay.reduce(0, +) }
     var walksThisWeek: Int { walksPerDay.dropFirst(weekIndex * 7).prefix(7).reduce(0, +) }
     var walksAsked: Int { challenge.weeks * challenge.walksPerWeek }
-    var completionRate: Double {
+    public var completionRate: Double {
         challenge.result?.completionRate ?? ChallengeRules.completionRate(walksPerDay: walksPerDay, walksPerWeek: challenge.walksPerWeek)
     }
 
     /// The challenge's status at `nowUnixSeconds`; nil when its stored first day is damaged.
-    init?(_ challenge: StoredChallenge, sessions: [CompanionSession], nowUnixSeconds: Double, time: LocalTime) {
+    public init?(_ challenge: StoredChallenge, sessions: [CompanionSession], nowUnixSeconds: Double, time: LocalTime) {
         guard let first = CivilDay(parsing: challenge.firstDay) else { return nil }
         self.challenge = challenge
         firstDay = first
@@ -101,7 +101,7 @@ struct ChallengeStatus: Equatable, Sendable {
     }
 
     /// The figures to keep when it closes.
-    func result(closedUnixSeconds: Double) -> StoredChallenge.Result {
+    public func result(closedUnixSeconds: Double) -> StoredChallenge.Result {
         StoredChallenge.Result(closedUnixSeconds: closedUnixSeconds, walksPerDay: walksPerDay,
                                completionRate: ChallengeRules.completionRate(walksPerDay: walksPerDay, walksPerWeek: challenge.walksPerWeek))
     }

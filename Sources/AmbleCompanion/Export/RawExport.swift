@@ -1,8 +1,7 @@
 import AmbleModel
-import ArgumentParser
 
 /// The CSV formats `amble sessions export --raw` writes: exactly those `amble analyze` reads.
-enum RawExportFormat: String, CaseIterable, ExpressibleByArgument {
+public enum RawExportFormat: String, CaseIterable {
     /// `time_s,x_g,y_g,z_g`, one row per accelerometer sample (`amble analyze steps`).
     case steps
     /// `time_s,ppg1[,ppg2[,ppg3]],x_g,y_g,z_g`, one row per PPG sample with the acceleration at
@@ -13,15 +12,15 @@ enum RawExportFormat: String, CaseIterable, ExpressibleByArgument {
 /// A session's raw blocks as CSV. Times are seconds since the session began (band time);
 /// acceleration in g to the mg it was kept in; PPG in ADC counts (the MAX30102's infrared as
 /// `ppg1`, red as `ppg2`, the order the band's estimator takes them in).
-enum RawExport {
-    enum Failure: Error, Equatable {
+public enum RawExport {
+    public enum Failure: Error, Equatable {
         /// The session has no samples of the sensor this format needs.
         case noSamples(RawSensor)
     }
 
     /// Calls `emit` with the CSV in pieces (header first), so that a long session is never
     /// one string in memory.
-    static func write(_ blocks: [RawBlock], as format: RawExportFormat, emit: (String) -> Void) throws(Failure) {
+    public static func write(_ blocks: [RawBlock], as format: RawExportFormat, emit: (String) -> Void) throws(Failure) {
         let acceleration = samples(blocks, of: .accelerometer)
         switch format {
         case .steps:

@@ -9,15 +9,15 @@ import Foundation
 
 /// A study file that cannot be used: the file, the line and key, and what to do, as board
 /// files report theirs (`study.toml:14: questionnaire[2].item[1].type: "scale" is not one of ...`).
-struct StudyFileError: Error, Equatable, CustomStringConvertible {
-    var file: String
+public struct StudyFileError: Error, Equatable, CustomStringConvertible {
+    public var file: String
     /// 1-based line of the key (or of its table) when known.
-    var line: Int?
+    public var line: Int?
     /// The key as written in the file: `start`, `questionnaire[2].item[1].labels`.
-    var key: String?
-    var message: String
+    public var key: String?
+    public var message: String
 
-    var description: String {
+    public var description: String {
         var place = file
         if let line { place += ":\(line)" }
         if let key { return "\(place): \(key): \(message)" }
@@ -28,7 +28,7 @@ struct StudyFileError: Error, Equatable, CustomStringConvertible {
 /// Reads and checks study files (TOML, or the same in JSON; docs/study.md). Everything is checked before a study
 /// is joined: unknown keys (with "did you mean"), item types, Likert scales and labels,
 /// choices, due kinds, dates, reminders.
-enum StudyFile {
+public enum StudyFile {
     /// The most a study file may hold, bytes: 512 KiB, five times a large study (a score of
     /// questionnaires of thirty items with long texts is about 100 kB; docs/study-example.toml
     /// is 3.5 kB). Parsing costs up to about 130 times the text in memory (a JSON list of
@@ -41,7 +41,7 @@ enum StudyFile {
     }
 
     /// The text of the study file at `path`: UTF-8, at most `maximumBytes`.
-    static func read(path: String) throws(StudyFileError) -> String {
+    public static func read(path: String) throws(StudyFileError) -> String {
         let data: [UInt8]
         do {
             data = try readWholeFile(atPath: path, limitBytes: maximumBytes)
@@ -56,7 +56,7 @@ enum StudyFile {
         return text
     }
 
-    static func parse(text: String, file: String) throws(StudyFileError) -> Study {
+    public static func parse(text: String, file: String) throws(StudyFileError) -> Study {
         // JSON: a file named .json, or text that starts as no TOML can (an object, or a list of
         // objects, which is then refused as JSON, not as bad TOML).
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
@@ -225,11 +225,31 @@ enum StudyFile {
 }
 
 /// "; did you mean X?" when a known word is close.
-func suggestion(_ word: String, among known: [String]) -> String {
+public func suggestion(_ word: String, among known: [String]) -> String {
     // No known word is longer than 40 characters, and the distance costs the product of lengths.
-    guard word.utf8.count <= 40, let nearest = known.min(by: { SubcommandSuggestion.editDistance($0, word) < SubcommandSuggestion.editDistance($1, word) }),
-          SubcommandSuggestion.editDistance(nearest, word) <= 3 else { return "" }
+    guard word.utf8.count <= 40, let nearest = known.min(by: { editDistance($0, word) < editDistance($1, word) }),
+          editDistance(nearest, word) <= 3 else { return "" }
     return "; did you mean \(nearest)?"
+}
+
+/// Levenshtein distance, counting a swap of two neighbouring letters as one edit.
+public func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { d[i][0] = i }
+    for j in 0...b.count { d[0][j] = j }
+    for i in 1...a.count {
+        for j in 1...b.count {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+            }
+        }
+    }
+    return d[a.count][b.count]
 }
 
 /// The line of every key and table of a study file, under names as errors write them:

@@ -3,11 +3,11 @@ import AmbleModel
 
 /// The page of one session: its summary, cadence against the limit over time (alerts and
 /// pauses marked) and heart rate over time. Pure: values in, HTML out.
-enum WalkReport {
+public enum WalkReport {
     /// The most columns a chart draws; longer sessions are averaged into this many slices.
     static let maximumColumns = 720
 
-    static func html(_ session: CompanionSession, seconds: [SessionSecond], time: LocalTime) -> String {
+    public static func html(_ session: CompanionSession, seconds: [SessionSecond], time: LocalTime) -> String {
         let s = session.summary
         let title = s.kind == .mindfulWalk ? "Mindful walk" : "Calibration"
         let end = s.startUnixSeconds + max(s.durationSeconds, Double(seconds.count))
