@@ -139,7 +139,7 @@ let package = Package(
         /// The study server: Hummingbird 2 app, PostgreSQL repositories and frozen migrations,
         /// access tokens (EdDSA), allocation, admin operations. All state lives in PostgreSQL.
         .target(name: "AmbleServer", dependencies: [
-            "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleLinux",
+            "AmbleStudyAPI", "AmbleCompanion", "AmbleSync", "AmbleModel", "AmbleLinux",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -151,7 +151,6 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         /// `amble-server`: argument parsing over AmbleServer.
         .executableTarget(name: "amble-server", dependencies: [

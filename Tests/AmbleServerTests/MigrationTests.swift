@@ -50,16 +50,24 @@ struct MigrationTests {
             try await withDatabase(url, logger: logger) { client in
                 let (held, holding) = AsyncStream.makeStream(of: Void.self)
                 let (release, releasing) = AsyncStream.makeStream(of: Void.self)
-                async let first = Migrator.migrate(client, logger: logger, afterLock: {
-                    holding.yield()
-                    for await _ in release { break }
-                })
+                let first = Task {
+                    try await Migrator.migrate(client, logger: logger, afterLock: {
+                        holding.yield()
+                        for await _ in release { break }
+                    })
+                }
                 for await _ in held { break }
-                async let second = Migrator.migrate(client, logger: logger)
-                // Wait until the second starter is blocked on the advisory lock (PostgreSQL's own view).
-                while try await waitingOnAdvisoryLock(client) == 0 { await Task.yield() }
+                let secondDone = Mutex(false)
+                let second = Task {
+                    defer { secondDone.withLock { $0 = true } }
+                    return try await Migrator.migrate(client, logger: logger)
+                }
+                // Wait until the second starter is blocked on the advisory lock (PostgreSQL's own
+                // view), or has finished while the first still held it, which is the failure.
+                while try await waitingOnAdvisoryLock(client) == 0, !secondDone.withLock({ $0 }) { await Task.yield() }
+                #expect(!secondDone.withLock { $0 }, "the second starter did not wait for the first")
                 releasing.yield()
-                let (a, b) = try await (first, second)
+                let (a, b) = try await (first.value, second.value)
                 #expect(a == Migrations.all.map(\.id))
                 #expect(b.isEmpty)
             }
