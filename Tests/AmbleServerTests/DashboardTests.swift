@@ -66,7 +66,7 @@ struct DashboardTests {
         try await ServerFixture.run { server in
             let cookie = try await server.loggedIn()
             let base = "/studies/\(server.study.uuidString.lowercased())/dashboard"
-            for (query, code) in [("days=0", "bad_days"), ("days=400", "bad_days"), ("to=March", "bad_day"), ("tz=Mars/Olympus", "unknown_time_zone")] {
+            for (query, code) in [("days=0", "bad_days"), ("days=400", "bad_days"), ("to=March", "bad_day"), ("tz=Mars/Olympus", "unknown_time_zone"), ("tz=UTC%00", "unknown_time_zone")] {
                 let response = try await server.page("\(base)?\(query)", cookie: cookie)
                 #expect(response.status == .badRequest, "\(query)")
                 #expect(server.errorCode(response) == code, "\(query)")

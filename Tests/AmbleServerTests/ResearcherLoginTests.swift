@@ -16,6 +16,10 @@ struct ResearcherLoginTests {
         try await ServerFixture.run { server in
             #expect(try await server.login(password: "wrong horse battery").status == .unauthorized)
             #expect(try await server.login(name: "nobody").status == .unauthorized)
+            // Names no researcher can have (PostgreSQL refuses NUL in text) are refused alike, not a server error.
+            for name in ["ada\u{0}", String(repeating: "a", count: 81), "\u{7}"] {
+                #expect(try await server.login(name: name).status == .unauthorized, "\(name.debugDescription)")
+            }
             let response = try await server.login()
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == "/studies")

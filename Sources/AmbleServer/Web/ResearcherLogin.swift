@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import AmbleModel
 import AmbleStudyAPI
 import HTTPTypes
 import Hummingbird
@@ -36,6 +37,12 @@ enum ResearcherLogin {
 extension StudyServer {
     /// The researcher whose name and password these are, or nil (either wrong; said the same way).
     func checkResearcher(name: String, password: String) async throws -> AuthenticatedResearcher? {
+        // A researcher's name is 1-80 printable characters (`admin researcher add`); others are
+        // refused before the database sees them (PostgreSQL refuses NUL in text).
+        guard (1 ... 80).contains(name.count), printableText(name, maximum: 80) == name else {
+            _ = ResearcherLogin.decoy.verifies(password)
+            return nil
+        }
         var found: (AuthenticatedResearcher, PasswordHash)?
         for try await (id, rounds, salt, hash) in try await client.query(
             "SELECT id, password_iterations, password_salt, password_hash FROM researchers WHERE name = \(name)", logger: logger)
