@@ -66,6 +66,7 @@ public struct StudyServer: Sendable {
         let router = Router(context: BasicRequestContext.self)
         ParticipantRoutes(server: self).register(on: router)
         ResearcherRoutes(server: self).register(on: router)
+        router.add(middleware: MethodNotAllowed())
         var app = Application(router: router, server: server, configuration: configuration,
                               onServerRunning: onServerRunning, logger: logger)
         app.addServices(client)

@@ -27,11 +27,11 @@ struct ResearcherRoutes: Sendable {
             return response
         }
         router.get("studies") { request, _ in
-            guard let researcher = try await server.researcher(request) else { return Self.redirect("/login") }
+            guard let researcher = try await server.researcher(request) else { return loginPage() }
             return try await studies(researcher)
         }
         router.get("studies/:id/dashboard") { request, context in
-            guard let researcher = try await server.researcher(request) else { return Self.redirect("/login") }
+            guard let researcher = try await server.researcher(request) else { return loginPage() }
             return try await dashboard(request, id: context.parameters.require("id"), researcher: researcher)
         }
         router.get("studies/:id/export") { request, context in
@@ -86,6 +86,12 @@ struct ResearcherRoutes: Sendable {
         let dashboard = try await server.dashboard(study: study, timeZone: query["tz"].flatMap { $0.isEmpty ? nil : $0 } ?? "UTC",
                                                    to: to, days: days, offset: offset, limit: Self.pageParticipants)
         return Self.page(DashboardPage.html(dashboard, arms: study.arms.map(\.name), researcher: researcher.name), status: .ok)
+    }
+
+    /// What a page asks for without a login: 401 with the login form (a browser shows it; a
+    /// client sees the refusal).
+    func loginPage() -> Response {
+        Self.page(loginForm(message: "Log in to see this page."), status: .unauthorized)
     }
 
     func loginForm(message: String?) -> String {
