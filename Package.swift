@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "AmbleStateMachines", dependencies: ["AmbleModel"]),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
         .target(name: "AmbleSimulation", dependencies: [
-            "AmbleEmulators", "AmbleRecordings", "AmbleLinux", .product(name: "RealModule", package: "swift-numerics"),
+            "AmbleEmulators", "AmbleRecordings", "AmbleLinux", "AmbleModel", .product(name: "RealModule", package: "swift-numerics"),
         ]),
         /// Session values shared by both stores and the sync protocol.
         .target(name: "AmbleModel"),
@@ -151,6 +151,13 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "TOMLKit", package: "TOMLKit"),   // the study file as participants get it
+        ]),
+        /// The study server's upload latency on loopback (scripts/bench-server); not shipped.
+        .executableTarget(name: "bench-server", dependencies: [
+            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel",
+            .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
         ]),
         /// `amble-server`: argument parsing over AmbleServer.
         .executableTarget(name: "amble-server", dependencies: [
@@ -221,6 +228,10 @@ let package = Package(
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel"]),
         .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
+        /// The laptop's domain rules alone (AmbleCompanion): the study file's server keys, allocation.
+        .testTarget(name: "AmbleCompanionTests", dependencies: [
+            "AmbleCompanion", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "AmbleBandTests", dependencies: [
             "AmbleBand", "AmbleCLI", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",

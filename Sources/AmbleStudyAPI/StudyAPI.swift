@@ -112,14 +112,18 @@ public struct JoinRequest: Codable, Sendable, Equatable {
     public var consentSHA256: String
     /// When the participant accepted (seconds since 1970), as the laptop's clock said.
     public var acceptedAt: Double
+    /// The values of the study's strata (`[allocation] strata`), such as `{"sex": "f"}`; a
+    /// missing one counts as empty.
+    public var strata: [String: String]?
     enum CodingKeys: String, CodingKey {
-        case code, consentVersion = "consent_version", consentSHA256 = "consent_sha256", acceptedAt = "accepted_at"
+        case code, consentVersion = "consent_version", consentSHA256 = "consent_sha256", acceptedAt = "accepted_at", strata
     }
-    public init(code: String, consentVersion: String, consentSHA256: String, acceptedAt: Double) {
+    public init(code: String, consentVersion: String, consentSHA256: String, acceptedAt: Double, strata: [String: String]? = nil) {
         self.code = code
         self.consentVersion = consentVersion
         self.consentSHA256 = consentSHA256
         self.acceptedAt = acceptedAt
+        self.strata = strata
     }
 }
 

@@ -117,6 +117,7 @@ struct Serve: AsyncParsableCommand {
         let server = StudyServer(client: client, signingKey: key, configuration: .init(secureCookies: !insecureLoopback), logger: logger)
         let app = server.application(server: builder, configuration: .init(address: .hostname(host, port: port), serverName: "amble-server")) { _ in
             print("amble-server: serving \(insecureLoopback ? "http" : "https")://\(listen)/v1")
+            fflush(nil)
         }
         try await app.runService()
     }
@@ -173,7 +174,7 @@ struct CodesCommand: AsyncParsableCommand {
             abstract: "Make single-use join codes, printed once, one a line (the server keeps only their hashes).")
         @Argument(help: "The study's id.") var study: String
         @Option(help: "How many codes.") var count: Int
-        @Option(help: "Days until they expire.") var expiresDays: Double = 30
+        @Option(help: "Days until they expire (default: the study file's [enrolment] code_expiry_days, else 14).") var expiresDays: Double?
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {

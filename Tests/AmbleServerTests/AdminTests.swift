@@ -38,6 +38,10 @@ struct AdminTests {
     @Test func aStudyIsMadeFromTheExampleStudyFileForAKnownOwner() async throws {
         let definition = try StudyDefinition.load(path: "docs/study-example.toml")
         #expect(definition.name == "Mindful walking, two weeks")
+        #expect(definition.arms.map(\.name) == ["mindful", "control"])
+        #expect(definition.arms[1].bandSettings["alert_style"] == "silent")
+        #expect(definition.consentVersion == "2026-02-01" && definition.consentText.count > 100)
+        #expect(!definition.participantFileText.contains("seed") && !definition.participantFileText.contains("control"))
         try await ServerFixture.run { f in
             await #expect(throws: StoreError.noResearcher("nobody")) { try await f.admin.createStudy(definition, owner: "nobody") }
             let id = try await f.admin.createStudy(definition, owner: "ada")

@@ -13,7 +13,7 @@ struct AllocationTests {
             for code in try await f.codes(12) {
                 f.clock.advance(1)
                 let joined = try f.decode(JoinResponse.self, try await f.join(code))
-                settingsSeen[joined.bandSettings["alerts"] ?? "?", default: 0] += 1
+                settingsSeen[joined.bandSettings["alert_style"] ?? "?", default: 0] += 1
             }
             var arms: [String] = []
             for try await (arm, index) in try await f.database.query(
@@ -26,7 +26,7 @@ struct AllocationTests {
                 let slice = arms[block ..< block + 4]
                 #expect(slice.filter { $0 == "walk" }.count == 2, "block at \(block): \(slice)")
             }
-            #expect(settingsSeen == ["on": 6, "off": 6])
+            #expect(settingsSeen == ["firm": 6, "silent": 6])
         }
     }
 }

@@ -21,8 +21,9 @@ struct EnrolmentTests {
             #expect(response.status == .created)
             let joined = try f.decode(JoinResponse.self, response)
             #expect(joined.studyID == f.study.uuidString.lowercased())
-            #expect(joined.studyFile == "name = \"Mindful walking\"\n")
-            #expect(["on", "off"].contains(joined.bandSettings["alerts"]))
+            #expect(joined.studyFile.contains("Mindful walking") && joined.studyFile.contains("evening"))
+            #expect(!joined.studyFile.contains("seed") && !joined.studyFile.contains("allocation"), "the seed reached the participant")
+            #expect(["firm", "silent"].contains(joined.bandSettings["alert_style"]))
             let text = String(buffer: response.body)
             #expect(!text.contains("\"walk\"") && !text.contains("control") && !text.contains("arm"), "the arm's name reached the participant: \(text)")
 

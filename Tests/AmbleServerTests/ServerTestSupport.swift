@@ -54,12 +54,47 @@ struct ServerFixture: Sendable {
 
     static let start = 1_772_000_000.0   // 2026-02-25
 
-    static func studyDefinition(arms: [StudyDefinition.Arm] = [.init(name: "walk", bandSettings: ["alerts": "on"]),
-                                                               .init(name: "control", bandSettings: ["alerts": "off"])],
-                                deleteOnWithdrawal: Bool = false) -> StudyDefinition {
-        StudyDefinition(name: "Mindful walking", fileText: "name = \"Mindful walking\"\n", consentVersion: "2",
-                        consentText: "I agree to take part.", arms: arms, allocationSeed: 7, allocationBlock: 4,
-                        deleteOnWithdrawal: deleteOnWithdrawal)
+    /// A study file with two arms (pace alerts firm or silent), blocks of 4 and a consent text.
+    static func studyFile(onWithdrawal: String = "keep") -> String {
+        """
+        name = "Mindful walking"
+        start = 2026-02-23
+        end = 2026-03-08
+
+        [[questionnaire]]
+        name = "evening"
+        title = "Evening"
+        due = "daily"
+          [[questionnaire.item]]
+          id = "calm"
+          type = "likert"
+          text = "How calm was your day?"
+          scale = [1, 5]
+
+        [[arm]]
+        name = "walk"
+          [arm.band]
+          alert_style = "firm"
+
+        [[arm]]
+        name = "control"
+          [arm.band]
+          alert_style = "silent"
+
+        [allocation]
+        method = "block"
+        block_sizes = [4]
+        seed = 7
+
+        [consent]
+        version = "2"
+        text = "I agree to take part."
+        on_withdrawal = "\(onWithdrawal)"
+        """
+    }
+
+    static func studyDefinition(onWithdrawal: String = "keep") -> StudyDefinition {
+        try! StudyDefinition.read(text: studyFile(onWithdrawal: onWithdrawal), file: "fixture.toml")
     }
 
     /// Runs `body` against a server on a fresh database with one study.

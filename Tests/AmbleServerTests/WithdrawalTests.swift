@@ -15,7 +15,7 @@ struct WithdrawalTests {
     /// Each row: the study's policy, what the participant asks, whether the data goes.
     @Test(arguments: [(false, nil, false), (true, nil, true), (false, true, true), (true, false, false)] as [(Bool, Bool?, Bool)])
     func withdrawalRevokesTokensAndDeletesOrKeepsAsSaid(policy: Bool, asked: Bool?, deleted: Bool) async throws {
-        try await ServerFixture.run(ServerFixture.studyDefinition(deleteOnWithdrawal: policy)) { f in
+        try await ServerFixture.run(ServerFixture.studyDefinition(onWithdrawal: policy ? "delete" : "keep")) { f in
             let joined = try await f.joined()
             #expect(try await f.put("session", itemID(), sessionBytes(start: f.clock.now + 60), token: joined.accessToken).status == .created)
             f.clock.advance(300)

@@ -9,6 +9,13 @@ public struct Study: Equatable, Sendable {
     public var lastDay: CivilDay
     public var course: [CourseStep]
     public var questionnaires: [Questionnaire]
+    /// For a study run by the server (docs/study.md, "A study on the server"): its arms (none,
+    /// or at least two), how participants are allocated to them, the consent document and
+    /// when participants may join. A laptop-only study has none of them.
+    public var arms: [StudyArm] = []
+    public var allocation: StudyAllocation?
+    public var consent: StudyConsent?
+    public var enrolment: StudyEnrolment?
 
     public func questionnaire(named name: String) -> Questionnaire? { questionnaires.first { $0.name == name } }
 

@@ -84,7 +84,7 @@ public enum StudyFile {
             lines = StudyKeyLines(text: text)
         }
         let reader = StudyTableReader(file: file, lines: lines, path: "", table: root)
-        try reader.rejectUnknownKeys(known: ["name", "description", "start", "end", "course", "questionnaire"])
+        try reader.rejectUnknownKeys(known: ["name", "description", "start", "end", "course", "questionnaire", "arm", "allocation", "consent", "enrolment"])
         let name = try reader.string("name", length: 1...80)
         let description = try reader.optionalString("description", length: 1...2000)
         let first = try reader.day("start")
@@ -117,7 +117,10 @@ public enum StudyFile {
             course.append(CourseStep(title: try step.string("title", length: 1...80), when: try step.optionalString("when", length: 1...80),
                                      text: try step.optionalString("text", length: 1...2000), questionnaire: named))
         }
-        return Study(name: name, description: description, firstDay: first, lastDay: last, course: course, questionnaires: questionnaires)
+        let arms = try readArms(reader)
+        return Study(name: name, description: description, firstDay: first, lastDay: last, course: course, questionnaires: questionnaires,
+                     arms: arms, allocation: try readAllocation(reader, arms: arms), consent: try readConsent(reader),
+                     enrolment: try readEnrolment(reader, lastDay: last))
     }
 
     private static func readQuestionnaire(_ q: StudyTableReader) throws(StudyFileError) -> Questionnaire {
@@ -278,7 +281,11 @@ struct StudyKeyLines {
                 current[name] = prefix
                 lines[prefix] = number + 1
             } else if line.hasPrefix("[") {
-                prefix = line.dropFirst().prefix { $0 != "]" }.trimmingCharacters
+                // `[arm.band]` belongs to the element last written of `[[arm]]`: `arm[2].band`.
+                let name = line.dropFirst().prefix { $0 != "]" }.trimmingCharacters
+                let parts = name.split(separator: ".").map(String.init)
+                let parent = parts.count > 1 ? current[parts.dropLast().joined(separator: ".")] : nil
+                prefix = parent.map { $0 + "." + parts[parts.count - 1] } ?? name
                 lines[prefix] = number + 1
             } else if !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") {
                 let key = line[..<equals].trimmingCharacters.replacingQuotes
@@ -326,7 +333,7 @@ struct StudyTableReader {
     }
 
     func rejectUnknownKeys(known: [String]) throws(StudyFileError) {
-        for key in table.keys.sorted(by: { (lines.line(keyName($0)) ?? 0) < (lines.line(keyName($1)) ?? 0) }) where !known.contains(key) {
+        for key in keysInFileOrder where !known.contains(key) {
             let hint = suggestion(key, among: known)
             throw error(key, "unknown key" + (hint.isEmpty ? "; known keys here: \(known.joined(separator: ", "))" : hint))
         }
@@ -367,11 +374,16 @@ struct StudyTableReader {
     }
 
     func intArray(_ key: String) throws(StudyFileError) -> [Int] {
-        guard let raw = table[key] else { throw error(key, "missing; add \(key) = [1, 5]") }
-        guard let array = raw.array else { throw error(key, "must be a list of two whole numbers, such as [1, 5]") }
+        try wholeNumbers(key, example: "[1, 5]", what: "a list of two whole numbers")
+    }
+
+    /// A list of whole numbers (`what` it must be, for the error).
+    func wholeNumbers(_ key: String, example: String, what: String = "a list of whole numbers") throws(StudyFileError) -> [Int] {
+        guard let raw = table[key] else { throw error(key, "missing; add \(key) = \(example)") }
+        guard let array = raw.array else { throw error(key, "must be \(what), such as \(example)") }
         var values: [Int] = []
         for element in array {
-            guard let n = element.int else { throw error(key, "must be a list of two whole numbers, such as [1, 5]") }
+            guard let n = element.int else { throw error(key, "must be \(what), such as \(example)") }
             values.append(n)
         }
         return values

@@ -63,6 +63,9 @@ struct ParticipantRoutes: Sendable {
     func join(_ request: Request) async throws -> Response {
         let body = try await JSONBody.decode(JoinRequest.self, from: request)
         let now = server.now
+        guard (body.strata ?? [:]).allSatisfy({ $0.key.count <= 40 && $0.value.count <= 80 }) else {
+            throw ServerError.badRequest("bad_strata", "A stratum's name is at most 40 characters and its value at most 80.")
+        }
         guard body.acceptedAt.isFinite, abs(body.acceptedAt - now) <= 86_400 else {
             throw ServerError.badRequest("bad_time", "accepted_at is more than a day away from the server's clock; set the laptop's clock and join again.")
         }
@@ -78,13 +81,14 @@ struct ParticipantRoutes: Sendable {
             if let closes = study.enrolmentCloses, now >= closes {
                 throw ServerError(.forbidden, "enrolment_closed", "Enrolment in this study has closed; ask the study team.")
             }
-            let stratum = ""
+            let stratum = try Allocation.stratum(studyFile: study.fileText, values: body.strata ?? [:])
             var index = 0
             for try await count in try await connection.query(
                 "SELECT count(*) FROM participants WHERE study_id = \(code.studyID) AND stratum = \(stratum)", logger: server.logger).decode(Int.self) {
                 index = count
             }
-            let arm = Allocation.arm(at: index, arms: study.arms, seed: study.allocationSeed, block: study.allocationBlock)
+            let armName = try Allocation.arm(studyFile: study.fileText, stratum: stratum, sequence: index)
+            guard let arm = study.arms.first(where: { $0.name == armName }) else { throw StoreError.invalid("the study's arms and its file disagree") }
             let participant = UUID()
             try await connection.query("""
                 INSERT INTO participants (id, study_id, arm_name, stratum, allocation_index, allocated_at,
@@ -98,7 +102,7 @@ struct ParticipantRoutes: Sendable {
                 """, logger: server.logger)
             let refresh = try await server.issueRefreshToken(participant: participant, family: UUID(), now: now, on: connection)
             return JoinResponse(participantID: participant.uuidString.lowercased(), studyID: code.studyID.uuidString.lowercased(),
-                                studyFile: study.fileText, bandSettings: arm.bandSettings, refreshToken: refresh,
+                                studyFile: study.participantFileText, bandSettings: arm.bandSettings, refreshToken: refresh,
                                 accessToken: try server.tokens.issue(participant: participant.uuidString, study: code.studyID.uuidString, now: Int(now)),
                                 accessExpiresIn: AccessTokens.lifetimeSeconds)
         }
@@ -121,7 +125,7 @@ struct ParticipantRoutes: Sendable {
             try await StudyRow.load(participant.studyID, on: connection, logger: server.logger)
         }
         let settings = study.arms.first { $0.name == participant.armName }?.bandSettings ?? [:]
-        return try JSONBody.response(StudyResponse(studyFile: study.fileText, bandSettings: settings, questionnaires: []), status: .ok)
+        return try JSONBody.response(StudyResponse(studyFile: study.participantFileText, bandSettings: settings, questionnaires: []), status: .ok)
     }
 
     // MARK: Withdrawal

@@ -40,7 +40,7 @@ public struct ServerError: HTTPResponseError, Equatable {
 enum JSONBody {
     static func response(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let bytes = try encoder.encode(value)
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }

@@ -70,11 +70,11 @@ public struct Admin: Sendable {
             }
             guard let ownerID else { throw StoreError.noResearcher(owner) }
             try await connection.query("""
-                INSERT INTO studies (id, owner_id, name, study_file, consent_version, consent_sha256, consent_text,
-                                     enrolment_opens, enrolment_closes, delete_on_withdrawal, allocation_seed, allocation_block)
-                VALUES (\(id), \(ownerID), \(study.name), \(study.fileText), \(consent.version), \(consent.sha256), \(consent.text),
-                        \(study.enrolmentOpens.map(date)), \(study.enrolmentCloses.map(date)), \(study.deleteOnWithdrawal),
-                        \(study.allocationSeed), \(study.allocationBlock))
+                INSERT INTO studies (id, owner_id, name, study_file, participant_file, consent_version, consent_sha256, consent_text,
+                                     enrolment_opens, enrolment_closes, code_expiry_days, delete_on_withdrawal)
+                VALUES (\(id), \(ownerID), \(study.name), \(study.fileText), \(study.participantFileText), \(consent.version),
+                        \(consent.sha256), \(consent.text), \(study.enrolmentOpens.map(date)), \(study.enrolmentCloses.map(date)),
+                        \(study.codeExpiryDays), \(study.deleteOnWithdrawal))
                 """, logger: logger)
             for (position, arm) in study.arms.enumerated() {
                 let settings = String(decoding: try JSONEncoder().encode(arm.bandSettings), as: UTF8.self)
@@ -88,17 +88,22 @@ public struct Admin: Sendable {
         return id
     }
 
-    /// Makes `count` single-use join codes for `study`, valid for `expiresDays` days from `now`;
-    /// the codes are returned once and only their SHA-256 is stored.
-    public func generateCodes(study: UUID, count: Int, expiresDays: Double, now: Double) async throws -> [String] {
+    /// Makes `count` single-use join codes for `study`, valid for `expiresDays` days from `now`
+    /// (the study file's `code_expiry_days` when nil); the codes are returned once and only
+    /// their SHA-256 is stored.
+    public func generateCodes(study: UUID, count: Int, expiresDays: Double?, now: Double) async throws -> [String] {
         guard (1 ... 100_000).contains(count) else { throw StoreError.invalid("--count: give 1 to 100000 codes at a time") }
-        guard expiresDays > 0, expiresDays <= 366 else { throw StoreError.invalid("--expires-days: give more than 0 and at most 366 days") }
+        if let expiresDays, !(expiresDays > 0 && expiresDays <= 366) {
+            throw StoreError.invalid("--expires-days: give more than 0 and at most 366 days")
+        }
         let codes = (0 ..< count).map { _ in Secrets.newJoinCode() }
-        let expires = date(now + expiresDays * 86_400)
         try await transaction { connection in
-            var found = false
-            for try await _ in try await connection.query("SELECT 1 FROM studies WHERE id = \(study)", logger: logger).decode(Int.self) { found = true }
-            guard found else { throw StoreError.noStudy(study.uuidString.lowercased()) }
+            var studyDays: Int?
+            for try await days in try await connection.query("SELECT code_expiry_days FROM studies WHERE id = \(study)", logger: logger).decode(Int.self) {
+                studyDays = days
+            }
+            guard let studyDays else { throw StoreError.noStudy(study.uuidString.lowercased()) }
+            let expires = date(now + (expiresDays ?? Double(studyDays)) * 86_400)
             for code in codes {
                 let hash = ByteBuffer(bytes: Secrets.joinCodeHash(Secrets.normalizedJoinCode(code)!))
                 try await connection.query("""

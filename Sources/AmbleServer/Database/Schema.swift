@@ -23,14 +23,14 @@ public enum Migrations {
             owner_id bigint NOT NULL REFERENCES researchers (id),
             name text NOT NULL,
             study_file text NOT NULL,
+            participant_file text NOT NULL,
             consent_version text NOT NULL,
             consent_sha256 text NOT NULL CHECK (length(consent_sha256) = 64),
             consent_text text NOT NULL,
             enrolment_opens timestamptz,
             enrolment_closes timestamptz,
+            code_expiry_days integer NOT NULL CHECK (code_expiry_days > 0),
             delete_on_withdrawal boolean NOT NULL,
-            allocation_seed bigint NOT NULL,
-            allocation_block integer NOT NULL CHECK (allocation_block > 0),
             created_at timestamptz NOT NULL DEFAULT now()
         )
         """,

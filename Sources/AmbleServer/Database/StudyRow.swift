@@ -11,13 +11,13 @@ struct StudyRow: Sendable {
     var id: UUID
     var name: String
     var fileText: String
+    var participantFileText: String
     var consentVersion: String
     var consentSHA256: String
     var enrolmentOpens: Double?
     var enrolmentCloses: Double?
     var deleteOnWithdrawal: Bool
-    var allocationSeed: Int64
-    var allocationBlock: Int
+    var codeExpiryDays: Int
     var arms: [StudyDefinition.Arm]
 
     /// The study, its row locked until the transaction ends (joins of one study are allocated one at a time).
@@ -27,14 +27,14 @@ struct StudyRow: Sendable {
 
     static func load(_ id: UUID, on connection: PostgresConnection, logger: Logger, forUpdate: Bool = false) async throws -> StudyRow {
         let query: PostgresQuery = forUpdate
-            ? "SELECT name, study_file, consent_version, consent_sha256, enrolment_opens, enrolment_closes, delete_on_withdrawal, allocation_seed, allocation_block FROM studies WHERE id = \(id) FOR UPDATE"
-            : "SELECT name, study_file, consent_version, consent_sha256, enrolment_opens, enrolment_closes, delete_on_withdrawal, allocation_seed, allocation_block FROM studies WHERE id = \(id)"
+            ? "SELECT name, study_file, participant_file, consent_version, consent_sha256, enrolment_opens, enrolment_closes, delete_on_withdrawal, code_expiry_days FROM studies WHERE id = \(id) FOR UPDATE"
+            : "SELECT name, study_file, participant_file, consent_version, consent_sha256, enrolment_opens, enrolment_closes, delete_on_withdrawal, code_expiry_days FROM studies WHERE id = \(id)"
         var found: StudyRow?
-        for try await (name, file, version, sha, opens, closes, delete, seed, block) in try await connection.query(query, logger: logger)
-            .decode((String, String, String, String, Date?, Date?, Bool, Int64, Int).self) {
-            found = StudyRow(id: id, name: name, fileText: file, consentVersion: version, consentSHA256: sha,
+        for try await (name, file, participantFile, version, sha, opens, closes, delete, expiry) in try await connection.query(query, logger: logger)
+            .decode((String, String, String, String, String, Date?, Date?, Bool, Int).self) {
+            found = StudyRow(id: id, name: name, fileText: file, participantFileText: participantFile, consentVersion: version, consentSHA256: sha,
                              enrolmentOpens: opens?.timeIntervalSince1970, enrolmentCloses: closes?.timeIntervalSince1970,
-                             deleteOnWithdrawal: delete, allocationSeed: seed, allocationBlock: block, arms: [])
+                             deleteOnWithdrawal: delete, codeExpiryDays: expiry, arms: [])
         }
         guard var study = found else { throw StoreError.noStudy(id.uuidString.lowercased()) }
         for try await (name, ratio, settings) in try await connection.query(

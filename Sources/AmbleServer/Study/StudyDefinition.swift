@@ -4,17 +4,21 @@ import FoundationEssentials
 import Foundation
 #endif
 import AmbleCompanion
+import AmbleLinux
+import AmbleModel
 import AmbleStudyAPI
+import TOMLKit
 
-/// What the server keeps of a study file: its text (served to participants as it is) and the
-/// keys the server acts on: the consent document, the arms with their band settings, the
-/// allocation, the enrolment window and what withdrawal does to the data given.
+/// What the server keeps of a study file (docs/study.md, "A study on the server"): its text,
+/// the text participants get (without the arms and the allocation, which would unblind them),
+/// and the keys the server acts on: the consent document, the arms with their band settings,
+/// the enrolment window and what withdrawal does to the data given. The allocation itself is
+/// read from the file at each join (`Allocation`).
 public struct StudyDefinition: Sendable, Equatable {
     public struct Arm: Sendable, Equatable {
         public var name: String
-        /// Relative share of participants (1:1 by default).
         public var ratio: Int
-        /// Band settings the laptop applies at sync (key to value, as `amble band settings` takes).
+        /// Band settings the laptop applies at sync (the band's keys and canonical values).
         public var bandSettings: [String: String]
         public init(name: String, ratio: Int = 1, bandSettings: [String: String] = [:]) {
             self.name = name
@@ -23,64 +27,91 @@ public struct StudyDefinition: Sendable, Equatable {
         }
     }
 
+    /// The arm of a study file that declares none: everyone in one group.
+    public static let singleArm = "all"
+
     public var name: String
     public var fileText: String
+    public var participantFileText: String
     public var consentVersion: String
     public var consentText: String
     public var arms: [Arm]
-    /// Block randomisation: the seed and the block size (a multiple of the arms' ratios' sum).
-    public var allocationSeed: Int64
-    public var allocationBlock: Int
-    /// Enrolment window, seconds since 1970; nil: open on that side.
+    /// Enrolment window, seconds since 1970 (the server's local days); nil: open on that side.
     public var enrolmentOpens: Double?
     public var enrolmentCloses: Double?
+    public var codeExpiryDays: Int
     /// Whether a withdrawal deletes the data already given, when the participant does not say.
     public var deleteOnWithdrawal: Bool
-
-    public init(name: String, fileText: String, consentVersion: String, consentText: String, arms: [Arm],
-                allocationSeed: Int64, allocationBlock: Int, enrolmentOpens: Double? = nil, enrolmentCloses: Double? = nil,
-                deleteOnWithdrawal: Bool) {
-        self.name = name
-        self.fileText = fileText
-        self.consentVersion = consentVersion
-        self.consentText = consentText
-        self.arms = arms
-        self.allocationSeed = allocationSeed
-        self.allocationBlock = allocationBlock
-        self.enrolmentOpens = enrolmentOpens
-        self.enrolmentCloses = enrolmentCloses
-        self.deleteOnWithdrawal = deleteOnWithdrawal
-    }
 
     public var consent: ConsentDocument {
         ConsentDocument(version: consentVersion, sha256: Digest.sha256Hex(Array(consentText.utf8)), text: consentText)
     }
 
-    /// Reads a study file with the laptop's own reader (`StudyFile`, every key checked). The
-    /// keys for arms, consent, allocation and enrolment are not in it yet; until they are, a
-    /// study has one arm, `all`, no band settings, and a consent document that says it is missing.
-    public static func read(text: String, file: String) throws(StudyFileError) -> StudyDefinition {
+    /// Reads a study file (TOML) with the laptop's own reader (`StudyFile`, every key checked);
+    /// `file` is its path, beside which a consent document named in it is read. A study on the
+    /// server needs `[consent]`; without `[[arm]]` everyone is in one arm, `all`.
+    public static func read(text: String, file: String, time: LocalTime = .serverLocal) throws -> StudyDefinition {
         let study = try StudyFile.parse(text: text, file: file)
-        return StudyDefinition(name: study.name, fileText: text, consentVersion: "none",
-                               consentText: "This study file has no consent document yet.",
-                               arms: [Arm(name: "all")], allocationSeed: 1, allocationBlock: 1, deleteOnWithdrawal: false)
+        guard let consent = study.consent, let consentText = try StudyFile.consentText(study, studyPath: file) else {
+            throw StoreError.invalid("\(file): consent: missing; a study on the server needs a consent document: add [consent] with version and file or text (docs/study.md)")
+        }
+        let arms = study.arms.isEmpty
+            ? [Arm(name: singleArm)]
+            : study.arms.map { arm in
+                Arm(name: arm.name, ratio: arm.ratio,
+                    bandSettings: Dictionary(uniqueKeysWithValues: arm.bandSettings.map { ($0.key.rawValue, $0.value) }))
+            }
+        return StudyDefinition(
+            name: study.name, fileText: text, participantFileText: try participantFile(text, file: file),
+            consentVersion: consent.version, consentText: consentText, arms: arms,
+            enrolmentOpens: study.enrolment.map { time.startOfDay($0.opens) },
+            enrolmentCloses: study.enrolment.map { time.startOfDay($0.closes.adding(days: 1)) },
+            codeExpiryDays: study.enrolment?.codeExpiryDays ?? 14, deleteOnWithdrawal: consent.onWithdrawal == .delete)
     }
-}
 
-/// Which arm the participant at `index` (0-based, in order of joining within a stratum) is given.
-/// The one place the allocation is computed: to be AmbleCompanion's block randomisation when
-/// the study file's allocation keys land (until then: the arms in turn, by ratio, which
-/// balances every block but is guessable; no study should run on it).
-enum Allocation {
-    static func arm(at index: Int, arms: [StudyDefinition.Arm], seed: Int64, block: Int) -> StudyDefinition.Arm {
-        let cycle = arms.flatMap { arm in Array(repeating: arm, count: arm.ratio) }
-        return cycle[index % cycle.count]
+    /// The study file as participants get it: without `[[arm]]` and `[allocation]` (the arms'
+    /// names and the seed would tell them, or anyone they show it to, who gets what).
+    static func participantFile(_ text: String, file: String) throws -> String {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)   // StudyFile.parse has checked it (TOMLText first)
+        } catch {
+            throw StoreError.invalid("\(file): the server takes study files in TOML; convert this one")
+        }
+        table.remove(at: "arm")
+        table.remove(at: "allocation")
+        return table.convert(to: .toml)
     }
-}
 
-extension StudyDefinition {
     /// Reads the study file at `path` (UTF-8, at most `StudyFile.maximumBytes`).
-    public static func load(path: String) throws(StudyFileError) -> StudyDefinition {
+    public static func load(path: String) throws -> StudyDefinition {
         try read(text: StudyFile.read(path: path), file: path)
+    }
+}
+
+extension LocalTime {
+    /// The server's own time zone (`TZ`, else /etc/localtime), for the enrolment window's days.
+    public static let serverLocal = LocalTime { localUTCOffsetSeconds(atUnixSeconds: $0) }
+}
+
+/// Allocation at join time, from the study file's `[allocation]` (AmbleCompanion's
+/// `BlockRandomisation`: permuted blocks from the seed, per stratum), given how many were
+/// allocated in the stratum before. The file is read again here so that the seed lives in one
+/// place, the study's own text, which participants never get.
+enum Allocation {
+    /// The stratum's key for the values a participant gave at join ("" without strata).
+    static func stratum(studyFile: String, values: [String: String]) throws -> String {
+        try study(studyFile).allocation?.stratum(values) ?? ""
+    }
+
+    /// The arm's name for the participant at `sequence` (0-based) of `stratum`.
+    static func arm(studyFile: String, stratum: String, sequence: Int) throws -> String {
+        let study = try study(studyFile)
+        guard let allocation = study.allocation, !study.arms.isEmpty else { return StudyDefinition.singleArm }
+        return study.arms[allocation.arm(of: study.arms, stratum: stratum, sequence: sequence)].name
+    }
+
+    private static func study(_ text: String) throws -> Study {
+        try StudyFile.parse(text: text, file: "the stored study file")
     }
 }
