@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The laptop's client of the study server (AmbleCLI's StudyServer/): NIO, NIOHTTP1, NIOSSL.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The study server (amble-server) only; the band and the laptop link none of these.
         // Hummingbird without its default traits: no swift-configuration, no full Foundation.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -124,6 +126,10 @@ let package = Package(
             "AmbleCompanion", "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore", "AmbleStoreSupport",
             "AmbleSignal", "AmbleRecordings", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            // The study server's client (StudyServer/): HTTP/1.1 over TLS with a pinned certificate.
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            "AmbleStudyAPI",
         ]),
         .executableTarget(name: "ambled", dependencies: [
             "AmbleBand", "AmbleBoard", "AmbleLinux", "AmbleVersion",
@@ -197,6 +203,11 @@ let package = Package(
             "AmbleSignal", "AmbleRecordings", "AmbleSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        /// The study server's client against a running amble-server (scripts/bench-study-upload):
+        /// one session's upload latency, a month offline caught up; not a test.
+        .executableTarget(name: "bench-study-upload", dependencies: [
+            "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleLinux",
+        ]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
         /// Every parser of outside input as a function of bytes (frames, messages, the band's
@@ -236,6 +247,18 @@ let package = Package(
             "AmbleBand", "AmbleCLI", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
             .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        /// The laptop's side of the study server: the outbox's policy and uploads, the join link,
+        /// the commands.
+        /// the commands; and against the real amble-server and PostgreSQL (skipped, and said so,
+        /// where AMBLE_TEST_DATABASE_URL is unset).
+        .testTarget(name: "AmbleStudyClientTests", dependencies: [
+            "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer",
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "AmbleLinuxTests", dependencies: ["AmbleLinux", "AmbleLinuxHardware", "AmbleHardware"]),
         /// The study server against a real PostgreSQL 15 (AMBLE_TEST_DATABASE_URL, set by

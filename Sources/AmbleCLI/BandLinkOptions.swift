@@ -7,6 +7,7 @@ import Glibc
 import AmbleHardware
 import AmbleLinux
 import AmbleModel
+import AmbleStudyAPI
 import AmbleSync
 import ArgumentParser
 #if canImport(FoundationEssentials)
@@ -163,8 +164,10 @@ func laptopName() -> String {
 
 extension CompanionStore: SessionSink {
     /// Keeps a session pulled by `Synchronizer`, stamped with the time now.
-    public func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64? {
-        try insert(bandID: bandID, bandName: bandName, bandSessionID: bandSessionID, record: record, syncedAtUnixSeconds: Date().timeIntervalSince1970)
+    /// A server study joined here gets the band's bytes in its outbox in the same transaction.
+    public func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord, data: [UInt8]) throws -> Int64? {
+        try insert(bandID: bandID, bandName: bandName, bandSessionID: bandSessionID, record: record, syncedAtUnixSeconds: Date().timeIntervalSince1970,
+                   outbox: OutboxSessionItem(itemID: newItemID(), body: data, sha256: Digest.sha256Hex(data)))
     }
 
     public func syncCompleted(bandID: String, bandName: String) throws {

@@ -72,6 +72,22 @@ struct ThirdPartyComponent: Equatable {
             name: "swift-asn1 (for swift-crypto)", license: "Apache-2.0", source: "https://github.com/apple/swift-asn1",
             licenseURL: "https://github.com/apple/swift-asn1/blob/main/LICENSE.txt", usedFor: "swift-crypto's key formats"),
         ThirdPartyComponent(
+            name: "swift-nio", license: "Apache-2.0", source: "https://github.com/apple/swift-nio",
+            licenseURL: "https://github.com/apple/swift-nio/blob/main/LICENSE.txt", usedFor: "the study server's HTTP client (amble study join, upload)"),
+        ThirdPartyComponent(
+            name: "swift-nio-ssl", license: "Apache-2.0", source: "https://github.com/apple/swift-nio-ssl",
+            licenseURL: "https://github.com/apple/swift-nio-ssl/blob/main/LICENSE.txt",
+            usedFor: "TLS to the study server, its certificate pinned by SHA-256 (BoringSSL inside)"),
+        ThirdPartyComponent(
+            name: "swift-atomics (for swift-nio)", license: "Apache-2.0", source: "https://github.com/apple/swift-atomics",
+            licenseURL: "https://github.com/apple/swift-atomics/blob/main/LICENSE.txt", usedFor: "swift-nio's event loops"),
+        ThirdPartyComponent(
+            name: "swift-collections (for swift-nio)", license: "Apache-2.0", source: "https://github.com/apple/swift-collections",
+            licenseURL: "https://github.com/apple/swift-collections/blob/main/LICENSE.txt", usedFor: "swift-nio's buffers"),
+        ThirdPartyComponent(
+            name: "swift-system (for swift-nio)", license: "Apache-2.0", source: "https://github.com/apple/swift-system",
+            licenseURL: "https://github.com/apple/swift-system/blob/main/LICENSE.txt", usedFor: "swift-nio's system calls"),
+        ThirdPartyComponent(
             name: "swift-property-based", license: "MIT", source: "https://github.com/x-sheep/swift-property-based",
             licenseURL: "https://github.com/x-sheep/swift-property-based/blob/main/LICENSE",
             usedFor: "property-based tests of the state machines", use: .tests),

@@ -69,9 +69,14 @@ struct SyncCommand: ParsableCommand {
             if !stop.isStopRequested {
                 GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)
                 pushStudyReminder(store: store, link: link, bandName: band.name)
+                say(StudyBandSettingsPush.push(store: store, link: link, bandID: band.id, bandName: band.name, now: Date().timeIntervalSince1970))
                 wipe = try wipeAfterReset(link: link, band: band, store: store)
             }
             if json { print(Self.json(result, seconds: seconds, interrupted: nil, wipe: wipe)) }
+            if !stop.isStopRequested {
+                link.close()
+                say(Self.uploadToStudyServer(store: store))
+            }
             if stop.isStopRequested {
                 writeStandardError("Stopped (\(stop.name)) after the sessions were pulled: they are all kept. "
                                    + "The goals' line, a study's reminder and a wipe amble reset asked for wait for the next amble sync.\n")
@@ -138,8 +143,26 @@ struct SyncCommand: ParsableCommand {
     /// After the sessions are pulled: the band's reminder for the study's due questionnaires
     /// (Study/StudyReminderPush.swift), when a study joined here asks for one. Never fails the sync.
     func pushStudyReminder(store: CompanionStore, link: CompanionLink, bandName: String) {
-        guard let line = StudyReminderPush.push(store: store, link: link, bandName: bandName, now: laptopNow(), time: .system) else { return }
+        say(StudyReminderPush.push(store: store, link: link, bandName: bandName, now: laptopNow(), time: .system))
+    }
+
+    /// A line after the summary: on standard output, or on standard error beside --json.
+    func say(_ line: String?) {
+        guard let line else { return }
         if json { _ = writeStandardError(line + "\n") } else { print(line) }
+    }
+
+    /// After the band's sessions are in: one pass over the outbox of a study server joined here
+    /// (items whose backoff is over). Never fails the sync: a server that cannot be reached is
+    /// a line, and what waits is sent by a later sync or `amble study upload`.
+    static func uploadToStudyServer(store: CompanionStore) -> String? {
+        do {
+            guard let client = try StudyServerUpload.client(store: store, connectTimeoutSeconds: 5) else { return nil }
+            guard try !store.outboxItemsDue(nowUnixSeconds: client.now()).isEmpty else { return nil }
+            return StudyServerUpload.summary(OutboxUploader(store: store, client: client).pass(), store: store)
+        } catch {
+            return "Study server: nothing uploaded (\(error)); `amble study upload` tries again."
+        }
     }
 
     /// The sessions the band listed that did not come (refused, or failed their check): each

@@ -167,29 +167,35 @@ extension CompanionStore {
     public func joinStudy(participantID: String, studyName: String, fileName: String, fileText: String,
                           nowUnixSeconds: Double) throws -> StudyEnrollment {
         try writer.write { db in
-            if let existing = try Self.enrollment(db) {
-                if existing.studyName == studyName && existing.participantID == participantID {
-                    try db.execute(sql: #"UPDATE "study_enrollment" SET "file_name" = ?, "file_text" = ?, "left_unix" = NULL WHERE "id" = ?"#,
-                                   arguments: [fileName, fileText, existing.id])
-                    return StudyEnrollment(id: existing.id, participantID: participantID, studyName: studyName, fileName: fileName,
-                                           fileText: fileText, joinedUnixSeconds: existing.joinedUnixSeconds)
-                }
-                guard existing.leftUnixSeconds != nil else {
-                    throw StudyStoreError.otherStudyJoined(studyName: existing.studyName, participantID: existing.participantID)
-                }
-                let answers = try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "study_answer" WHERE "enrollment_id" = ?"#, arguments: [existing.id]) ?? 0
-                guard answers == 0 else {
-                    throw StudyStoreError.leftStudyHasAnswers(studyName: existing.studyName, participantID: existing.participantID, answers: answers)
-                }
-                try db.execute(sql: #"DELETE FROM "study_enrollment" WHERE "id" = ?"#, arguments: [existing.id])
-            }
-            try db.execute(sql: """
-                INSERT INTO "study_enrollment" ("participant_id", "study_name", "file_name", "file_text", "joined_unix")
-                VALUES (?, ?, ?, ?, ?)
-                """, arguments: [participantID, studyName, fileName, fileText, nowUnixSeconds])
-            return StudyEnrollment(id: db.lastInsertedRowID, participantID: participantID, studyName: studyName, fileName: fileName,
-                                   fileText: fileText, joinedUnixSeconds: nowUnixSeconds)
+            try Self.join(db, participantID: participantID, studyName: studyName, fileName: fileName, fileText: fileText, nowUnixSeconds: nowUnixSeconds)
         }
+    }
+
+    /// `joinStudy` inside a transaction (joining a study server does it too).
+    static func join(_ db: Database, participantID: String, studyName: String, fileName: String, fileText: String,
+                     nowUnixSeconds: Double) throws -> StudyEnrollment {
+        if let existing = try Self.enrollment(db) {
+            if existing.studyName == studyName && existing.participantID == participantID {
+                try db.execute(sql: #"UPDATE "study_enrollment" SET "file_name" = ?, "file_text" = ?, "left_unix" = NULL WHERE "id" = ?"#,
+                               arguments: [fileName, fileText, existing.id])
+                return StudyEnrollment(id: existing.id, participantID: participantID, studyName: studyName, fileName: fileName,
+                                       fileText: fileText, joinedUnixSeconds: existing.joinedUnixSeconds)
+            }
+            guard existing.leftUnixSeconds != nil else {
+                throw StudyStoreError.otherStudyJoined(studyName: existing.studyName, participantID: existing.participantID)
+            }
+            let answers = try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "study_answer" WHERE "enrollment_id" = ?"#, arguments: [existing.id]) ?? 0
+            guard answers == 0 else {
+                throw StudyStoreError.leftStudyHasAnswers(studyName: existing.studyName, participantID: existing.participantID, answers: answers)
+            }
+            try db.execute(sql: #"DELETE FROM "study_enrollment" WHERE "id" = ?"#, arguments: [existing.id])
+        }
+        try db.execute(sql: """
+            INSERT INTO "study_enrollment" ("participant_id", "study_name", "file_name", "file_text", "joined_unix")
+            VALUES (?, ?, ?, ?, ?)
+            """, arguments: [participantID, studyName, fileName, fileText, nowUnixSeconds])
+        return StudyEnrollment(id: db.lastInsertedRowID, participantID: participantID, studyName: studyName, fileName: fileName,
+                               fileText: fileText, joinedUnixSeconds: nowUnixSeconds)
     }
 
     /// Leaves the study joined here at `nowUnixSeconds` (the first time counts when left
@@ -220,9 +226,10 @@ extension CompanionStore {
 
     /// Submits a questionnaire in one period: its answers and the submission, in one
     /// transaction. Throws `StudyStoreError.alreadySubmitted` when it was submitted there
-    /// before (nothing is written then).
+    /// before (nothing is written then). `answerSheet`, the sheet for a study server, is
+    /// queued in the outbox in the same transaction when a server study is joined here.
     public func submitStudyAnswers(_ answers: [StudyAnswer], questionnaire: String, period: String, sessionID: Int64?,
-                                   nowUnixSeconds: Double) throws {
+                                   nowUnixSeconds: Double, answerSheet: OutboxItem? = nil) throws {
         try writer.write { db in
             guard let enrollment = try Self.enrollment(db) else { throw StudyStoreError.noStudy }
             guard enrollment.leftUnixSeconds == nil else { throw StudyStoreError.left(studyName: enrollment.studyName) }
@@ -237,6 +244,7 @@ extension CompanionStore {
             for answer in answers {
                 try Self.upsert(db, enrollmentID: enrollment.id, answer)
             }
+            if let answerSheet, try Self.queuesToServer(db) { try Self.enqueue(db, answerSheet) }
         }
     }
 

@@ -198,7 +198,7 @@ public final class CompanionStore: Sendable {
 
     /// The schema's versions, in order. Each migration's SQL is written out inside it and never
     /// edited once shipped: a database made by any earlier build upgrades the same way.
-    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state", "goals", "study", "study-leave"]
+    public static let versions = ["v1", "v2-energy", "v3-pairing", "v4-practice", "v5-raw", "v6-band-state", "goals", "study", "study-leave", "study-server"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -305,6 +305,7 @@ public final class CompanionStore: Sendable {
         }
         migrator.registerMigration("goals", migrate: migrateGoals)
         registerStudyMigration(&migrator)   // CompanionStore+Study.swift
+        registerOutboxMigration(&migrator)  // CompanionStore+Outbox.swift
         return migrator
     }
 
@@ -404,10 +405,12 @@ public final class CompanionStore: Sendable {
 
     /// Stores a session pulled from a band, in one transaction: the band's row is added or
     /// updated (name, last sync), the session and its seconds are inserted unless already
-    /// stored, and the partial download of it, if any, is removed. Returns the session's new
-    /// id, or nil if it was already stored.
+    /// stored, and the partial download of it, if any, is removed. A new session is queued for
+    /// the study server (`outbox`: the band's bytes, when given) in the same transaction, when a
+    /// server study is joined here. Returns the session's new id, or nil if it was already stored.
     @discardableResult
-    public func insert(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord, syncedAtUnixSeconds: Double) throws -> Int64? {
+    public func insert(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord, syncedAtUnixSeconds: Double,
+                       outbox: OutboxSessionItem? = nil) throws -> Int64? {
         try writer.write { db in
             try Self.recordSync(db, bandID: bandID, bandName: bandName, nowUnixSeconds: syncedAtUnixSeconds)
             try PartialDownloadRow.filter(bandID: bandID, bandSessionID: bandSessionID).deleteAll(db)
@@ -420,6 +423,8 @@ public final class CompanionStore: Sendable {
             guard let id = session.id else { return nil }
             try SecondRow.insertAll(db, sessionID: id, record.seconds)
             try RawBlockTable.insert(db, sessionID: id, record.raw)
+            try Self.enqueueSession(db, bandID: bandID, bandSessionID: bandSessionID, startUnixSeconds: record.summary.startUnixSeconds,
+                                    item: outbox, nowUnixSeconds: syncedAtUnixSeconds)
             return id
         }
     }

@@ -11,8 +11,9 @@ public protocol SessionSink: AnyObject {
     func savePartialDownload(bandID: String, bandSessionID: Int64, _ partial: PartialDownload) throws
     func discardPartialDownload(bandID: String, bandSessionID: Int64) throws
     /// Keeps one session in one transaction (and drops its partial data); returns its local
-    /// id, or nil when it was already kept.
-    func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64?
+    /// id, or nil when it was already kept. `data` is the session exactly as the band sent it
+    /// (`SessionCoding`, checked by its CRC), for a study server that keeps what the band recorded.
+    func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord, data: [UInt8]) throws -> Int64?
     /// Notes a sync that ended well (the band's name, the time).
     func syncCompleted(bandID: String, bandName: String) throws
     /// What the band is recording as the sync ends (replacing what an earlier sync saw);
@@ -127,11 +128,11 @@ public struct Synchronizer {
                 }
                 current = (entry.id, 0, entry.dataLength)
                 do {
-                    let (record, resumed) = try fetch(entry, bandID: bandID, current: &current) { done in
+                    let (record, data, resumed) = try fetch(entry, bandID: bandID, current: &current) { done in
                         progress(SyncProgress(sessionsDone: state.sessionsDone, sessionsTotal: state.sessionsTotal,
                                               bytesDone: state.bytesDone + done, bytesTotal: state.bytesTotal))
                     }
-                    if let id = try sink.store(bandID: bandID, bandName: bandName, bandSessionID: entry.id, record: record) {
+                    if let id = try sink.store(bandID: bandID, bandName: bandName, bandSessionID: entry.id, record: record, data: data) {
                         result.pulled.append(Pulled(localID: id, bandSessionID: entry.id, summary: record.summary, resumedBytes: resumed))
                     } else {
                         result.alreadyStored += 1
@@ -195,7 +196,7 @@ public struct Synchronizer {
 
     /// A session's data, from where an earlier sync left it, checked and decoded.
     private func fetch(_ entry: SyncMessage.SessionEntry, bandID: String, current: inout (id: Int64, bytes: Int, of: Int)?,
-                       progress: (Int) -> Void) throws -> (SessionRecord, resumed: Int) {
+                       progress: (Int) -> Void) throws -> (SessionRecord, data: [UInt8], resumed: Int) {
         var bytes: [UInt8] = []
         if let partial = try sink.partialDownload(bandID: bandID, bandSessionID: entry.id) {
             if partial.totalLength == entry.dataLength && partial.crc32 == entry.dataCRC32 && partial.bytes.count <= entry.dataLength {
@@ -242,7 +243,7 @@ public struct Synchronizer {
             throw SessionRefused(reason: "its data arrived damaged (CRC mismatch); the next sync fetches it again", transient: true)
         }
         do {
-            return (try SessionCoding.decode(bytes), resumed)
+            return (try SessionCoding.decode(bytes), bytes, resumed)
         } catch {
             try sink.discardPartialDownload(bandID: bandID, bandSessionID: entry.id)
             throw SessionRefused(reason: "its data cannot be read (\(error)); update the older side", transient: true)

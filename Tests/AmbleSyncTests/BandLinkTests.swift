@@ -425,6 +425,7 @@ final class BandLinkTests {
         #expect(host.acknowledged == [1, 2, 3])
         for session in host.sessions {
             #expect(sink.stored[session.id] == SessionCoding.quantized(session.record))
+            #expect(sink.storedData[session.id] == session.data, "the band's bytes reach the store as sent (for a study server)")
         }
         #expect(sink.cursor["test-band-id"] == 3)
         // Again: nothing new.

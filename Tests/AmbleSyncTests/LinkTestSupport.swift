@@ -99,6 +99,8 @@ final class TestBandHost: BandLinkHost {
 final class TestSink: SessionSink {
     var cursor: [String: Int64] = [:]
     var stored: [Int64: SessionRecord] = [:]
+    /// Each stored session's data as the band sent it.
+    var storedData: [Int64: [UInt8]] = [:]
     var storeCalls = 0
     var partials: [Int64: PartialDownload] = [:]
     var completed = 0
@@ -109,11 +111,12 @@ final class TestSink: SessionSink {
     func partialDownload(bandID: String, bandSessionID: Int64) throws -> PartialDownload? { partials[bandSessionID] }
     func savePartialDownload(bandID: String, bandSessionID: Int64, _ partial: PartialDownload) throws { partials[bandSessionID] = partial }
     func discardPartialDownload(bandID: String, bandSessionID: Int64) throws { partials[bandSessionID] = nil }
-    func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord) throws -> Int64? {
+    func store(bandID: String, bandName: String, bandSessionID: Int64, record: SessionRecord, data: [UInt8]) throws -> Int64? {
         storeCalls += 1
         partials[bandSessionID] = nil
         guard stored[bandSessionID] == nil else { return nil }
         stored[bandSessionID] = record
+        storedData[bandSessionID] = data
         return bandSessionID
     }
     func syncCompleted(bandID: String, bandName: String) throws { completed += 1 }

@@ -16,7 +16,8 @@ struct StudyCommand: ParsableCommand {
         commandName: "study",
         abstract: "Join a study, see its questionnaires (due ones marked) and course, export its answers and sessions.",
         discussion: "A study is a TOML file (docs/study.md). Answer the due questionnaires with `amble survey`.",
-        subcommands: [StatusCommand.self, JoinCommand.self, CourseCommand.self, StudyExportCommand.self, LeaveCommand.self],
+        subcommands: [StatusCommand.self, JoinCommand.self, CourseCommand.self, StudyExportCommand.self, LeaveCommand.self,
+                      UploadCommand.self, WithdrawCommand.self],
         defaultSubcommand: StatusCommand.self
     )
 
@@ -29,32 +30,62 @@ struct StudyCommand: ParsableCommand {
         @ParentCommand var amble: AmbleCommand
 
         func run() throws {
-            let context = try StudyContext.read(storePath: amble.storePath)
+            let store = try openCompanionStoreForReading(path: amble.storePath)
+            let context = try StudyContext.read(store: store)
             print(context.statusText(now: laptopNow(), time: .system))
+            if let server = try StudyContext.serverText(store: store, time: .system) { print(server) }
         }
     }
 
     struct JoinCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "join",
-            abstract: "Join the study a file defines (checked first: a bad file names its line and key).",
-            discussion: "Joining the same study again as the same participant takes a corrected file and keeps the answers. Joining makes the store if there is none yet."
+            abstract: "Join the study a file defines (checked first: a bad file names its line and key), or one on a study server.",
+            discussion: """
+                Joining the same study again as the same participant takes a corrected file and keeps the answers. Joining                 makes the store if there is none yet. With https://HOST:PORT and --code, the study server's consent                 document is shown and accepted (y/N, or --accept), and the study file, the band settings of your group and                 this laptop's tokens are kept here; the link's #sha256=HEX (or --fingerprint) pins the server's certificate.
+                """
         )
 
         @ParentCommand var amble: AmbleCommand
 
-        @Argument(help: ArgumentHelp("The study file (TOML; docs/study-example.toml is an example).", valueName: "file"),
+        @Argument(help: ArgumentHelp("The study file (TOML; docs/study-example.toml is an example), or a study server's https://HOST:PORT[#sha256=HEX].",
+                                     valueName: "file-or-server"),
                   completion: .file(extensions: ["toml"]))
         var file: String
 
         @Option(help: ArgumentHelp("The participant's id: 1-32 letters, digits, '-' or '_'. Default: a new random one.", valueName: "id"))
         var participant: String?
 
+        @Option(help: ArgumentHelp("The join code the research team gave (with a server).", valueName: "code"))
+        var code: String?
+
+        @Option(help: ArgumentHelp("SHA-256 of the server's certificate, 64 hex digits (with https; the link's #sha256= says the same).", valueName: "hex"))
+        var fingerprint: String?
+
+        @Flag(help: "Accept the server's consent document without asking (read it first: it is printed).")
+        var accept = false
+
+        var isServer: Bool { file.lowercased().hasPrefix("https://") || file.lowercased().hasPrefix("http://") }
+
         func validate() throws {
             if let participant { try validateParticipantID(participant) }
+            if isServer {
+                guard let code, !code.isEmpty else { throw ValidationError("joining a study server needs --code CODE (the join code the research team gave)") }
+                guard participant == nil else { throw ValidationError("--participant is for a study file; the server gives the participant's id") }
+            } else if code != nil || fingerprint != nil || accept {
+                throw ValidationError("--code, --fingerprint and --accept are for joining a study server (https://HOST:PORT)")
+            }
         }
 
         func run() throws {
+            if isServer {
+                let endpoint: ServerEndpoint
+                do { endpoint = try ServerEndpoint(parsing: file, fingerprint: fingerprint) } catch { throw CommandError(error.description) }
+                let store = try openCompanionStore(path: amble.storePath, create: true)
+                print(try StudyServerJoin.join(endpoint: endpoint, code: code ?? "", accept: accept, store: store,
+                                               transport: NIOHTTPTransport(endpoint: endpoint), console: .standard, now: laptopNow()))
+                return
+            }
             let text: String, study: Study
             do {
                 text = try StudyFile.read(path: file)

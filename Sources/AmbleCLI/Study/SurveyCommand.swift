@@ -1,6 +1,7 @@
 import AmbleCompanion
 import AmbleCompanionStore
 import AmbleLinux
+import AmbleStudyAPI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,9 +63,12 @@ struct SurveyCommand: ParsableCommand {
                 StudyAnswer(questionnaire: questionnaire.name, period: occasion.period, item: $0.item, value: $0.value,
                             answeredUnixSeconds: answeredAt, sessionID: occasion.walk?.sessionID)
             }
+            let sheet = AnswerItem(questionnaire: questionnaire.name, answeredAt: answeredAt,
+                                   answers: Dictionary(answers.map { ($0.item, $0.value) }, uniquingKeysWith: { _, b in b }))
             do {
                 try store.submitStudyAnswers(rows, questionnaire: questionnaire.name, period: occasion.period,
-                                             sessionID: occasion.walk?.sessionID, nowUnixSeconds: answeredAt)
+                                             sessionID: occasion.walk?.sessionID, nowUnixSeconds: answeredAt,
+                                             answerSheet: outboxItem(.answer, body: StudyServerClient.json(sheet), now: answeredAt))
             } catch let error as StudyStoreError {
                 throw CommandError(error.description)
             }
