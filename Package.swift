@@ -253,7 +253,7 @@ let package = Package(
         /// the commands; and against the real amble-server and PostgreSQL (skipped, and said so,
         /// where AMBLE_TEST_DATABASE_URL is unset).
         .testTarget(name: "AmbleStudyClientTests", dependencies: [
-            "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer",
+            "AmbleCLI", "AmbleCompanion", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer",
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),

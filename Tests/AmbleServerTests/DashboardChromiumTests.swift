@@ -33,7 +33,7 @@ struct DashboardChromiumTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let page = directory.appendingPathComponent("dashboard.html")
-        try await ServerFixture.run(try ServerFixture.exampleStudy()) { server in
+        try await ServerFixture.run { server in
             _ = try await DashboardTests.twoParticipants(server)
             let cookie = try await server.loggedIn()
             let response = try await server.page("/studies/\(server.study.uuidString.lowercased())/dashboard?days=3&to=2026-03-03", cookie: cookie)

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import PostgresNIO
 import Testing
 
 /// The researcher's side in a test: logging in with the fixture's researcher, pages with its cookie.
@@ -12,13 +13,12 @@ extension ServerFixture {
     static let password = "correct horse battery"
     static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The example study file (docs/study-example.toml, 2026-03-02 to 03-15) with two arms.
-    static func exampleStudy() throws -> StudyDefinition {
-        let text = try String(contentsOf: checkout.appendingPathComponent("docs/study-example.toml"), encoding: .utf8)
-        var definition = studyDefinition()
-        definition.fileText = text
-        definition.name = "Mindful walking, two weeks"
-        return definition
+    /// The arm a participant was allocated to (the researcher's view of it).
+    func arm(of participant: JoinResponse) async throws -> String {
+        let id = try #require(UUID(uuidString: participant.participantID))
+        for try await arm in try await database.query("SELECT arm_name FROM participants WHERE id = \(id)", logger: TestDatabase.logger)
+            .decode(String.self) { return arm }
+        throw ServerError(.notFound, "no_participant", "no participant \(id)")
     }
 
     /// POST /login with a form; the response.

@@ -36,7 +36,44 @@ struct LiveServer: Sendable {
 
     static let arms: [StudyDefinition.Arm] = [.init(name: "walk", bandSettings: ["metronome": "off", "alert_style": "firm"]),
                                               .init(name: "control", bandSettings: ["metronome": "on", "alert_style": "silent"])]
-    static let studyFile = "name = \"Mindful walking\"\nstart = 2026-01-01\nend = 2026-12-31\n\n[[questionnaire]]\nname = \"evening\"\ntitle = \"Evening\"\ndue = \"daily\"\n\n  [[questionnaire.item]]\n  id = \"calm\"\n  type = \"likert\"\n  text = \"How calm?\"\n  scale = [1, 5]\n"
+    static let studyFile = """
+        name = "Mindful walking"
+        start = 2026-01-01
+        end = 2026-12-31
+
+        [[questionnaire]]
+        name = "evening"
+        title = "Evening"
+        due = "daily"
+
+          [[questionnaire.item]]
+          id = "calm"
+          type = "likert"
+          text = "How calm?"
+          scale = [1, 5]
+
+        [[arm]]
+        name = "walk"
+          [arm.band]
+          metronome = "off"
+          alert_style = "firm"
+
+        [[arm]]
+        name = "control"
+          [arm.band]
+          metronome = "on"
+          alert_style = "silent"
+
+        [allocation]
+        method = "block"
+        block_sizes = [2]
+        seed = 7
+
+        [consent]
+        version = "3"
+        text = "I agree to take part.\\nMy walks go to the study team."
+        on_withdrawal = "keep"
+        """
 
     /// Runs `body` against a server on a fresh database, its clock `daysAgo` days behind the wall clock.
     static func run(daysAgo: Double = 0, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
@@ -66,9 +103,7 @@ struct LiveServer: Sendable {
         try await app.test(.live) { client in
             let admin = Admin(client: database, logger: LiveDatabase.logger)
             try await admin.addResearcher(name: "ada", password: "correct horse battery", rounds: 1000)
-            let study = try await admin.createStudy(StudyDefinition(name: "Mindful walking", fileText: studyFile, consentVersion: "3",
-                                                                    consentText: "I agree to take part.\nMy walks go to the study team.", arms: arms,
-                                                                    allocationSeed: 7, allocationBlock: 2, deleteOnWithdrawal: false), owner: "ada")
+            let study = try await admin.createStudy(try StudyDefinition.read(text: studyFile, file: "live.toml"), owner: "ada")
             try await body(LiveServer(port: try #require(client.port), clock: clock, fingerprint: fingerprint, admin: admin, database: database,
                                       study: study))
         }

@@ -1,4 +1,5 @@
 @testable import AmbleCLI
+@testable import AmbleCompanion
 import AmbleCompanionStore
 import AmbleStudyAPI
 import Foundation
