@@ -145,7 +145,7 @@ let package = Package(
         /// The study server: Hummingbird 2 app, PostgreSQL repositories and frozen migrations,
         /// access tokens (EdDSA), allocation, admin operations. All state lives in PostgreSQL.
         .target(name: "AmbleServer", dependencies: [
-            "AmbleStudyAPI", "AmbleCompanion", "AmbleSync", "AmbleModel", "AmbleLinux",
+            "AmbleStudyAPI", "AmbleCompanion", "AmbleCompanionStore", "AmbleSync", "AmbleModel", "AmbleLinux",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -214,7 +214,7 @@ let package = Package(
         /// connection, session data and the store's import, board files, recordings), for
         /// libFuzzer (scripts/fuzz) and for the tests that replay the kept corpus and crashes.
         .target(name: "AmbleFuzzTargets", dependencies: [
-            "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel", "AmbleCLI", "AmbleCompanion",
+            "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel", "AmbleCLI", "AmbleCompanion", "AmbleServer",
         ]),
         /// libFuzzer's entry when built by scripts/fuzz (-sanitize=fuzzer -DAMBLE_FUZZ), else
         /// `amble-fuzz TARGET FILE...` replays inputs.
@@ -264,7 +264,7 @@ let package = Package(
         /// The study server against a real PostgreSQL 15 (AMBLE_TEST_DATABASE_URL, set by
         /// scripts/test from scripts/pg-scratch); skipped, and said so, where it is unset.
         .testTarget(name: "AmbleServerTests", dependencies: [
-            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel",
+            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleCompanion", "AmbleCompanionStore",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -23,6 +23,17 @@ public struct StudyEnrollment: Equatable, Sendable {
     /// they take part. A study left asks nothing more, and its reminder is turned off on the
     /// band at the next sync; its answers stay unless the wearer deleted them.
     public var leftUnixSeconds: Double?
+
+    public init(id: Int64, participantID: String, studyName: String, fileName: String, fileText: String,
+                joinedUnixSeconds: Double, leftUnixSeconds: Double? = nil) {
+        self.id = id
+        self.participantID = participantID
+        self.studyName = studyName
+        self.fileName = fileName
+        self.fileText = fileText
+        self.joinedUnixSeconds = joinedUnixSeconds
+        self.leftUnixSeconds = leftUnixSeconds
+    }
 }
 
 /// One answer to one item of a questionnaire, in one of its periods.

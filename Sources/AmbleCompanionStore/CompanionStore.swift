@@ -16,6 +16,14 @@ public struct CompanionSession: Equatable, Sendable {
     /// The band's own id for it.
     public var bandSessionID: Int64
     public var summary: SessionSummary
+
+    public init(id: Int64, bandID: String, bandName: String, bandSessionID: Int64, summary: SessionSummary) {
+        self.id = id
+        self.bandID = bandID
+        self.bandName = bandName
+        self.bandSessionID = bandSessionID
+        self.summary = summary
+    }
 }
 
 /// A band paired with this laptop: what a sync needs to reach it and to know it.

@@ -1,4 +1,5 @@
 import AmbleModel
+import AmbleServer
 import AmbleSync
 
 extension FuzzTarget {
@@ -29,6 +30,8 @@ extension FuzzTarget {
         case .labels:
             return [Array("file,true_steps,kind,duration_s\nwalk1.csv,312,walking,180.5\ndesk.csv,0,non-walking,600\n".utf8),
                     Array("time_s,bpm\n8,72.5\n10,73.1\n".utf8)]
+        case .serverInput:
+            return ServerInputs.seeds + [[3] + SessionCoding.encode(Self.exampleSession(seconds: 30))]
         }
     }
 

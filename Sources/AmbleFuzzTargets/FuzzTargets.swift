@@ -4,6 +4,7 @@ import AmbleCompanion
 import AmbleCompanionStore
 import AmbleModel
 import AmbleRecordings
+import AmbleServer
 import AmbleSync
 
 /// Every parser that takes outside input, as one function of bytes each: what `amble-fuzz`
@@ -32,6 +33,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case ppgRecording = "ppg-recording"
     /// Step-count labels and heart-rate references (CSV) for the scoring tools.
     case labels
+    /// The study server's decoders of outside input (`ServerInputs`): the API's JSON bodies,
+    /// items with their digest, access tokens, join codes, the login form, the export's query.
+    case serverInput = "server-input"
 
     /// Runs the target on one input.
     public func run(_ bytes: [UInt8]) {
@@ -48,6 +52,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let text = String(decoding: bytes, as: UTF8.self)
             _ = try? StepLabel.read(text: text, name: "labels.csv")
             _ = try? HeartRateReference.read(text: text, name: "reference.csv")
+        case .serverInput: ServerInputs.decode(bytes)
         }
     }
 

@@ -21,14 +21,18 @@ public struct StudyServer: Sendable {
         public var rateLimitBurst: Double
         public var rateLimitPerSecond: Double
         public var maxItemBytes: Int
+        /// Whether the researcher's login cookie is marked Secure (sent over HTTPS only): true
+        /// but for plain HTTP on loopback (`serve --insecure-loopback`), where it could not be sent back.
+        public var secureCookies: Bool
 
         public init(now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                     rateLimitBurst: Double = 120, rateLimitPerSecond: Double = 4,
-                    maxItemBytes: Int = StudyAPILimits.maxItemBytes) {
+                    maxItemBytes: Int = StudyAPILimits.maxItemBytes, secureCookies: Bool = true) {
             self.now = now
             self.rateLimitBurst = rateLimitBurst
             self.rateLimitPerSecond = rateLimitPerSecond
             self.maxItemBytes = maxItemBytes
+            self.secureCookies = secureCookies
         }
     }
 
@@ -61,6 +65,8 @@ public struct StudyServer: Sendable {
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         ParticipantRoutes(server: self).register(on: router)
+        ResearcherRoutes(server: self).register(on: router)
+        router.add(middleware: MethodNotAllowed())
         var app = Application(router: router, server: server, configuration: configuration,
                               onServerRunning: onServerRunning, logger: logger)
         app.addServices(client)

@@ -114,7 +114,7 @@ struct Serve: AsyncParsableCommand {
             ? .http1()
             : try .tls(.http1(), tlsConfiguration: files.tlsConfiguration(certificatePath: tlsCert, keyPath: tlsKey))
         let client = PostgresClient(configuration: try database.url().clientConfiguration, backgroundLogger: logger)
-        let server = StudyServer(client: client, signingKey: key, logger: logger)
+        let server = StudyServer(client: client, signingKey: key, configuration: .init(secureCookies: !insecureLoopback), logger: logger)
         let app = server.application(server: builder, configuration: .init(address: .hostname(host, port: port), serverName: "amble-server")) { _ in
             print("amble-server: serving \(insecureLoopback ? "http" : "https")://\(listen)/v1")
             fflush(nil)

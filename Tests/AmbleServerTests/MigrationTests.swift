@@ -20,7 +20,7 @@ struct MigrationTests {
                     "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1", logger: logger).decode(String.self) {
                     tables.append(name)
                 }
-                #expect(tables == ["arms", "audit_log", "items", "join_codes", "participants", "refresh_tokens", "researchers",
+                #expect(tables == ["arms", "audit_log", "items", "join_codes", "participants", "refresh_tokens", "researcher_sessions", "researchers",
                                    "schema_migrations", "sessions", "studies"])
             }
         }

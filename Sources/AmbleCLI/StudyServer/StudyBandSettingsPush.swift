@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleCompanionStore
 import AmbleSync
 

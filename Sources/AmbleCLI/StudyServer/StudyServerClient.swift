@@ -1,3 +1,4 @@
+import AmbleCompanion
 import AmbleCompanionStore
 import AmbleStudyAPI
 import NIOHTTP1

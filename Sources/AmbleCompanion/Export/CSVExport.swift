@@ -30,43 +30,45 @@ enum CSVExport {
     }
 
     static func sessionsCSV(_ sessions: [ExportedSession]) -> String {
-        var lines = [sessionColumns.joined(separator: ",")]
-        for exported in sessions {
-            let session = exported.session
-            let s = session.summary
-            let p = s.parameters
-            let cells: [String?] = [
-                String(session.id), session.bandID, session.bandName, String(session.bandSessionID), s.kind.rawValue,
-                isoDate(s.startUnixSeconds), isoDate(s.endUnixSeconds), exportNumber(s.durationSeconds, digits: 0),
-                String(s.steps), exportNumber(s.distanceMeters, digits: 1), exportNumber(s.activeKilocalories, digits: 1),
-                exportNumber(s.averageHeartRateBPM, digits: 1), exportNumber(s.maximumHeartRateBPM, digits: 1),
-                exportNumber(s.rmssdMilliseconds, digits: 1),
-                String(s.alerts), String(s.timeOverLimitSeconds), s.walkingSeconds.map(String.init),
-                exportNumber(s.withinLimitShare, digits: 3), String(s.pauses), String(s.pausedSeconds), String(s.gapSeconds),
-                p.reductionPercent.map(String.init), exportNumber(p.calibratedCadenceStepsPerMinute, digits: 1),
-                exportNumber(p.limitCadenceStepsPerMinute, digits: 1), exportNumber(s.measuredCadenceStepsPerMinute, digits: 1),
-                exportNumber(p.stepLengthMeters, digits: 3),
-                s.kind == .calibration ? exportNumber(s.speedMetersPerSecond, digits: 2) : nil,
-            ]
-            lines.append(row(cells))
-        }
-        return lines.joined(separator: "\n") + "\n"
+        ([sessionColumns.joined(separator: ",")] + sessions.map(sessionRow)).joined(separator: "\n") + "\n"
+    }
+
+    /// A session's line of `amble-sessions.csv` (no line break).
+    static func sessionRow(_ exported: ExportedSession) -> String {
+        let session = exported.session
+        let s = session.summary
+        let p = s.parameters
+        let cells: [String?] = [
+            String(session.id), session.bandID, session.bandName, String(session.bandSessionID), s.kind.rawValue,
+            isoDate(s.startUnixSeconds), isoDate(s.endUnixSeconds), exportNumber(s.durationSeconds, digits: 0),
+            String(s.steps), exportNumber(s.distanceMeters, digits: 1), exportNumber(s.activeKilocalories, digits: 1),
+            exportNumber(s.averageHeartRateBPM, digits: 1), exportNumber(s.maximumHeartRateBPM, digits: 1),
+            exportNumber(s.rmssdMilliseconds, digits: 1),
+            String(s.alerts), String(s.timeOverLimitSeconds), s.walkingSeconds.map(String.init),
+            exportNumber(s.withinLimitShare, digits: 3), String(s.pauses), String(s.pausedSeconds), String(s.gapSeconds),
+            p.reductionPercent.map(String.init), exportNumber(p.calibratedCadenceStepsPerMinute, digits: 1),
+            exportNumber(p.limitCadenceStepsPerMinute, digits: 1), exportNumber(s.measuredCadenceStepsPerMinute, digits: 1),
+            exportNumber(p.stepLengthMeters, digits: 3),
+            s.kind == .calibration ? exportNumber(s.speedMetersPerSecond, digits: 2) : nil,
+        ]
+        return row(cells)
     }
 
     static func secondsCSV(_ sessions: [ExportedSession]) -> String {
-        var lines = [secondColumns.joined(separator: ",")]
-        for exported in sessions {
-            let id = String(exported.session.id)
-            for r in exported.seconds {
-                lines.append(row([
-                    id, String(r.offsetSeconds), isoDate(exported.unixSeconds(of: r)), String(r.steps),
-                    exportNumber(r.cadenceStepsPerMinute, digits: 1), exportNumber(r.heartRateBPM, digits: 1),
-                    exportNumber(r.heartRateConfidence, digits: 2), flag(r.overLimit), String(r.alerts),
-                    flag(r.accelerometerGap), flag(r.heartRateGap), flag(r.paused),
-                ]))
-            }
+        ([secondColumns.joined(separator: ",")] + sessions.flatMap(secondRows)).joined(separator: "\n") + "\n"
+    }
+
+    /// A session's lines of `amble-seconds.csv` (no line breaks).
+    static func secondRows(_ exported: ExportedSession) -> [String] {
+        let id = String(exported.session.id)
+        return exported.seconds.map { r in
+            row([
+                id, String(r.offsetSeconds), isoDate(exported.unixSeconds(of: r)), String(r.steps),
+                exportNumber(r.cadenceStepsPerMinute, digits: 1), exportNumber(r.heartRateBPM, digits: 1),
+                exportNumber(r.heartRateConfidence, digits: 2), flag(r.overLimit), String(r.alerts),
+                flag(r.accelerometerGap), flag(r.heartRateGap), flag(r.paused),
+            ])
         }
-        return lines.joined(separator: "\n") + "\n"
     }
 
     /// One CSV line; nil is an empty cell.

@@ -1,8 +1,8 @@
 /// One self-contained HTML page: inline CSS and SVG, no script, nothing fetched. Text that
 /// comes from a store (band names) goes through `escape` before it reaches the page.
-enum HTMLPage {
+public enum HTMLPage {
     /// `&`, `<`, `>`, `"` and `'` as character references: safe in text and in quoted attributes.
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text {
@@ -19,7 +19,7 @@ enum HTMLPage {
     }
 
     /// The whole document around `body` (already HTML).
-    static func document(title: String, body: String) -> String {
+    public static func document(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -43,7 +43,7 @@ enum HTMLPage {
     }
 
     /// A summary figure: a label over a value, with an optional note under it.
-    static func figure(_ label: String, _ value: String, note: String? = nil) -> String {
+    public static func figure(_ label: String, _ value: String, note: String? = nil) -> String {
         "<div class=\"figure\"><div class=\"label\">\(escape(label))</div><div class=\"value\">\(escape(value))</div>"
             + (note.map { "<div class=\"note\">\(escape($0))</div>" } ?? "") + "</div>"
     }

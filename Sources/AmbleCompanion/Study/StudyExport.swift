@@ -26,10 +26,16 @@ public enum StudyExport {
     /// `amble-answers.csv`: a row per answer, in the order given; times UTC ISO 8601; the walk an
     /// answer belongs to by the laptop's session id and the band's.
     static func answersFile(_ context: StudyContext) -> ExportFile {
+        let lines = [answerColumns.joined(separator: ",")] + answerRows(context)
+        return ExportFile(name: answersFileName, contents: lines.joined(separator: "\n") + "\n", summary: plural(context.answers.count, "answer"))
+    }
+
+    /// The lines of `amble-answers.csv` for the answers of `context` (no header, no line breaks).
+    static func answerRows(_ context: StudyContext) -> [String] {
         let study = context.study
         let sessionsByID = Dictionary(context.sessions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let submissions = Dictionary(context.submissions.map { ("\($0.questionnaire)\u{0}\($0.period)", $0) }, uniquingKeysWith: { _, b in b })
-        var lines = [answerColumns.joined(separator: ",")]
+        var lines: [String] = []
         for answer in context.answers {
             let questionnaire = study.questionnaire(named: answer.questionnaire)
             let item = questionnaire?.items.first { $0.id == answer.item }
@@ -46,6 +52,6 @@ public enum StudyExport {
                 walk.map { String($0.id) }, walk?.bandID, walk.map { String($0.bandSessionID) },
             ]))
         }
-        return ExportFile(name: answersFileName, contents: lines.joined(separator: "\n") + "\n", summary: plural(context.answers.count, "answer"))
+        return lines
     }
 }
