@@ -66,6 +66,40 @@ public struct HeartRateEstimator: Sendable {
         /// 0.45 a fifth to a quarter are more than 10 bpm off (docs/heart-rate.md).
         public var minimumConfidence: Double = 0.45
         public init() {}
+
+        /// The display threshold of `sensor`'s class (`displayThresholds`).
+        public init(sensor: HeartRateSensorClass) {
+            minimumConfidence = Self.displayThresholds[sensor]?.value ?? minimumConfidence
+        }
+
+        /// A class's display threshold, whether it meets the rule, and the table it came from.
+        public struct DisplayThreshold: Sendable, Equatable {
+            public var value: Double
+            /// False: no bin edge meets the rule on this class; `value` is the edge with the
+            /// fewest values more than 10 bpm off on its worst table (shown, and said so).
+            public var meetsRule: Bool
+            public var reason: String
+        }
+
+        /// Per sensor class, the threshold `HeartRateReliability.displayThreshold`'s rule reads
+        /// from `scripts/score-hr`'s reliability tables of that class (every development set
+        /// and variant whose sensor is of the class; the tool prints these and says when one
+        /// differs from what it reads).
+        public static let displayThresholds: [HeartRateSensorClass: DisplayThreshold] = [
+            HeartRateSensorClass(ppg: .standard, accelerometer: .threeAxis): DisplayThreshold(
+                value: 0.45, meetsRule: true,
+                reason: "SPC and BAMI as recorded, (b), (c) x0.3, x3; set by BAMI (b)"),
+            HeartRateSensorClass(ppg: .standard, accelerometer: .magnitudeOnly): DisplayThreshold(
+                value: 0.45, meetsRule: true, reason: "SPC and BAMI magnitude-only"),
+            HeartRateSensorClass(ppg: .standard, accelerometer: .none): DisplayThreshold(
+                value: 0.9, meetsRule: false, reason: "SPC and BAMI (d): 10-14 % more than 10 bpm off even at 0.9-1"),
+            HeartRateSensorClass(ppg: .oneChannelLowRate, accelerometer: .threeAxis): DisplayThreshold(
+                value: 0.8, meetsRule: true, reason: "Bangle.js as recorded, (a), (b), (c)"),
+            HeartRateSensorClass(ppg: .oneChannelLowRate, accelerometer: .magnitudeOnly): DisplayThreshold(
+                value: 0.9, meetsRule: true, reason: "Bangle.js magnitude-only"),
+            HeartRateSensorClass(ppg: .oneChannelLowRate, accelerometer: .none): DisplayThreshold(
+                value: 0.9, meetsRule: true, reason: "Bangle.js (d)"),
+        ]
     }
 
     /// Internal sample rate, Hz: the pulse up to 220 bpm (3.7 Hz) and its second harmonic
