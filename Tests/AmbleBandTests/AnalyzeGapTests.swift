@@ -71,14 +71,14 @@ struct AnalyzeGapTests {
         }
     }
 
-    @Test("hr: the threshold is the recording's sensor class's (one channel at 22 Hz: 0.8; two at 25 Hz with 3 axes: 0.45; one at 25 Hz without acceleration: 0.9, said to fail the rule); --min-confidence overrides; a failing class is said")
+    @Test("hr: the threshold is the recording's sensor class's (one channel at 22 Hz: 0.8; two at 25 Hz with 3 axes: 0.4; one at 25 Hz without acceleration: 0.8, said to fail the rule); --min-confidence overrides; a failing class is said")
     func heartRateThresholdOfTheSensorClass() throws {
         var slow = "time_s,ppg1,x_g,y_g,z_g\n"
         for i in 0..<880 { slow += "\(Double(i) / 22),\(i % 18 < 9 ? 1050 : 950),0.1,0.3,-0.9\n" }
         var twoChannels = "time_s,ppg1,ppg2,x_g,y_g,z_g\n"
         for i in 0..<1000 { twoChannels += "\(Double(i) / 25),\(i % 20 < 10 ? 1050 : 950),1000,0.1,0.3,-0.9\n" }
         let cases: [(text: String, given: Double?, expected: Double, fails: Bool)] = [
-            (slow, nil, 0.8, false), (slow, 0.3, 0.3, false), (twoChannels, nil, 0.45, false), (CLIConventionsTests.pulse, nil, 0.9, true),
+            (slow, nil, 0.8, false), (slow, 0.3, 0.3, false), (twoChannels, nil, 0.4, false), (CLIConventionsTests.pulse, nil, 0.8, true),
         ]
         for c in cases {
             let analysis = try HeartRateAnalysis.run(recording: PPGRecording(text: c.text, name: "r.csv"), windowSeconds: 8, stepSeconds: 2,

@@ -51,13 +51,18 @@ extension HeartRateSensorClass {
     /// The rows read to class a recording (`init(ppgChannels:times:acceleration:)`): 10 s at
     /// 25 Hz, past a start-up's first irregular reads.
     public static let rowsToClassify = 256
+    /// A longer interval between two rows is a gap, not the sensor's rate (40 samples at 40 Hz).
+    public static let longestIntervalSeconds = 1.0
 
-    /// The class of a recording from its first rows: the rate from the median interval
-    /// between sample times (robust to jitter and a gap); no accelerometer when no row has
-    /// one, magnitude-only when every row's y and z are 0.
+    /// The class of a recording from its first rows: the rate is the mean while sampling
+    /// (intervals up to `longestIntervalSeconds`; a gap is left out). Not the median: a
+    /// Bangle.js 2's VC31 delivers most samples 40 ms apart (24.8 Hz) with longer pauses
+    /// between, 21.8-22.8 Hz on average over its first 256 rows. No accelerometer when no
+    /// row has one, magnitude-only when every row's y and z are 0.
     public init(ppgChannels: Int, times: [Double], acceleration: [AccelerationSample?]) {
-        let intervals = zip(times.dropFirst(), times).map { $0 - $1 }.filter { $0 > 0 }.sorted()
-        let rate = intervals.isEmpty ? HeartRateEstimator.internalRateHz : 1 / intervals[intervals.count / 2]
+        let intervals = zip(times.dropFirst(), times).map { $0 - $1 }.filter { $0 > 0 && $0 <= Self.longestIntervalSeconds }
+        let span = intervals.reduce(0, +)
+        let rate = span > 0 ? Double(intervals.count) / span : HeartRateEstimator.internalRateHz
         let present = acceleration.compactMap { $0 }
         let kind: Accelerometer = present.isEmpty ? .none
             : present.allSatisfy { $0.yG == 0 && $0.zG == 0 } ? .magnitudeOnly : .threeAxis
