@@ -210,15 +210,22 @@ struct HeartRateAnalysis {
     /// Values with a lower confidence were withheld.
     var minimumConfidence = HeartRateEstimator.Configuration().minimumConfidence
 
+    /// The sensor class of the recording (`HeartRateSensorClass`), from its header and first rows.
+    var sensor = HeartRateSensorClass.standardThreeAxis
+
+    /// `minimumConfidence` nil: the display threshold of the recording's sensor class.
     static func run(recording: PPGRecording, windowSeconds: Double, stepSeconds: Double,
-                    minimumConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence,
+                    minimumConfidence: Double? = nil,
                     row: (Row) -> Void = { _ in }) throws -> HeartRateAnalysis {
-        var configuration = HeartRateEstimator.Configuration()
+        let sensor = try sensorClass(of: recording)
+        var configuration = HeartRateEstimator.Configuration(sensor: sensor)
         configuration.windowSeconds = windowSeconds
+        let minimumConfidence = minimumConfidence ?? configuration.minimumConfidence
         configuration.minimumConfidence = minimumConfidence
         var replay = HeartRateReplay(estimator: HeartRateEstimator(configuration: configuration), stepSeconds: stepSeconds)
         var analysis = HeartRateAnalysis()
         analysis.minimumConfidence = minimumConfidence
+        analysis.sensor = sensor
         func take(_ output: HeartRateReplay.Output) {
             analysis.add(output)
             row(Row(timeSeconds: output.timeSeconds, estimate: output.estimate, status: output.status))
@@ -234,6 +241,22 @@ struct HeartRateAnalysis {
         analysis.gapSeconds = replay.gapSeconds
         analysis.restingVariability = replay.estimator.restingVariability
         return analysis
+    }
+
+    /// The class read off the header's channel count and the first
+    /// `HeartRateSensorClass.rowsToClassify` rows (what is known before the estimator starts).
+    static func sensorClass(of recording: PPGRecording) throws -> HeartRateSensorClass {
+        struct Enough: Error {}
+        var times: [Double] = [], acceleration: [AccelerationSample?] = []
+        let channels = try recording.channelCount()
+        do {
+            try recording.forEachRow { row in
+                guard times.count < HeartRateSensorClass.rowsToClassify else { throw Enough() }
+                times.append(row.timeSeconds)
+                acceleration.append(row.acceleration.map { AccelerationSample(timeSeconds: row.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG) })
+            }
+        } catch is Enough {}
+        return HeartRateSensorClass(ppgChannels: channels, times: times, acceleration: acceleration)
     }
 
     private mutating func add(_ output: HeartRateReplay.Output) {
@@ -257,6 +280,10 @@ struct HeartRateAnalysis {
         let coverage = estimates == 0 ? 0 : Double(estimatesWithValue) / Double(estimates) * 100
         var text = "\(file)\n"
         text += "  estimates   \(estimates) (\(formatOne(coverage)) % with a value)\n"
+        if HeartRateEstimator.Configuration.displayThresholds[sensor]?.meetsRule == false {
+            text += "  sensor      \(sensor): this class meets the display rule at no confidence (docs/heart-rate.md); "
+                + "values from \(formatTwo(minimumConfidence)) are shown but may be more than 10 bpm off\n"
+        }
         if let mean = meanBPM, let lo = lowestBPM, let hi = highestBPM, let confidence = meanConfidence {
             text += "  heart rate  mean \(formatOne(mean)) bpm, range \(formatOne(lo)) bpm (confidence \(formatTwo(lowestConfidence)))"
             text += " to \(formatOne(hi)) bpm (confidence \(formatTwo(highestConfidence)))\n"

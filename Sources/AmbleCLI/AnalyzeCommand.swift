@@ -112,8 +112,8 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
     @Option(help: "Seconds between estimates.")
     var step: Double = 2
 
-    @Option(help: "Withhold estimates whose confidence (0...1) is below this.")
-    var minConfidence: Double = HeartRateEstimator.Configuration().minimumConfidence
+    @Option(help: "Withhold estimates whose confidence (0...1) is below this (default: the display threshold of the recording's sensor class, docs/heart-rate.md).")
+    var minConfidence: Double?
 
     func validate() throws {
         guard !(json && csv) else { throw ValidationError("--json and --csv print different things; choose one") }
@@ -122,7 +122,7 @@ struct AnalyzeHeartRateCommand: ParsableCommand {
         }
         guard window >= 2, window <= 60 else { throw ValidationError("--window must be between 2 and 60 seconds") }
         guard step >= 0.1, step <= 60 else { throw ValidationError("--step must be between 0.1 and 60 seconds") }
-        guard minConfidence >= 0, minConfidence <= 1 else { throw ValidationError("--min-confidence must be between 0 and 1") }
+        guard minConfidence.map({ (0...1).contains($0) }) ?? true else { throw ValidationError("--min-confidence must be between 0 and 1") }
     }
 
     func run() throws {
@@ -162,7 +162,7 @@ extension HeartRateAnalysis {
     /// per estimate (empty where no value is given); or one JSON object whose `values` hold each estimate (time_s, bpm, confidence,
     /// status; null where no value) before the summary's figures.
     static func report(recording: PPGRecording, file: String, format: Format, windowSeconds: Double, stepSeconds: Double,
-                       minimumConfidence: Double, write: (String) -> Void) throws {
+                       minimumConfidence: Double?, write: (String) -> Void) throws {
         switch format {
         case .csv: write("time_s,bpm\n")
         case .csvWithConfidence: write("time_s,bpm,confidence\n")

@@ -187,4 +187,13 @@ public struct HeartRateReliability: Equatable, Sendable {
     public static func displayThreshold(_ tables: [HeartRateReliability]) -> Double? {
         edges.dropLast().first { t in tables.allSatisfy { $0.meetsDisplayRule(from: t) } }
     }
+
+    /// Where the rule is met at no edge: the lowest edge with the fewest values more than
+    /// 10 bpm off on the worst table. A class kept at this edge is shown and said to fail the
+    /// rule (docs/heart-rate.md), not silenced.
+    public static func bestEdge(_ tables: [HeartRateReliability]) -> Double {
+        let candidates = edges.dropLast()
+        func worst(_ t: Double) -> Double { tables.map { $0.farOffShare(from: t) }.max() ?? 0 }
+        return candidates.min { worst($0) < worst($1) - 1e-12 } ?? candidates[0]
+    }
 }

@@ -49,8 +49,8 @@ struct ScoreHR: ParsableCommand {
             help: ArgumentHelp("A parameter changed throughout, as NAME=VALUE (repeatable; --list shows them).", valueName: "name=value"))
     var settings: [String] = []
 
-    @Option(help: "The confidence threshold (0...1) of the main table.")
-    var threshold = HeartRateEstimator.Configuration().minimumConfidence
+    @Option(help: "The confidence threshold (0...1) of the main table (default: each sensor class's, HeartRateEstimator.Configuration.displayThresholds).")
+    var threshold: Double?
 
     @Flag(help: "Skip the reliability tables.")
     var noReliability = false
@@ -100,8 +100,16 @@ struct ScoreHR: ParsableCommand {
         return parameters
     }
 
+    /// --threshold, or each run's sensor class's display threshold.
+    func mainThreshold(_ run: Replayed) -> Double {
+        threshold ?? HeartRateEstimator.Configuration(sensor: run.sensor).minimumConfidence
+    }
+
+    /// --threshold, or the band's class's (leave-one-device-out with a fixed threshold).
+    var fixedThreshold: Double { threshold ?? HeartRateEstimator.Configuration(sensor: .standardThreeAxis).minimumConfidence }
+
     func validate() throws {
-        guard (0...1).contains(threshold) else { throw ValidationError("--threshold must be between 0 and 1") }
+        guard threshold.map({ (0...1).contains($0) }) ?? true else { throw ValidationError("--threshold must be between 0 and 1") }
     }
 
     func run() throws {
@@ -132,14 +140,15 @@ struct ScoreHR: ParsableCommand {
         }
 
         print("")
-        print("MAE bpm (mean of per-recording), coverage, values more than 10 bpm off; confidence threshold \(format(threshold))")
+        print("MAE bpm (mean of per-recording), coverage, values more than 10 bpm off; confidence threshold "
+              + (threshold.map { format($0) } ?? "of each sensor class (Configuration.displayThresholds)"))
         printTable(devices: devices, variants: variants) { device, variant in
-            Figures(runs[variant]!.filter { $0.device == device.name }, threshold: threshold).text
+            Figures(runs[variant]!.filter { $0.device == device.name }, threshold: mainThreshold).text
         }
         if files {
             print("")
             for run in runs[.asRecorded]! {
-                let f = Figures([run], threshold: threshold)
+                let f = Figures([run], threshold: mainThreshold)
                 print("  \(pad(run.name, 30)) \(pad(run.device, 14)) \(f.text)")
             }
         }
@@ -172,11 +181,12 @@ struct ScoreHR: ParsableCommand {
                       + (HeartRateReliability.displayThreshold(met.map { $0.table }).map { format2($0) } ?? "none"))
                 print("  met at no edge: " + (missed.isEmpty ? "-" : missed.map { $0.set }.joined(separator: "; ")))
             }
+            printClassThresholds(runs, devices: devices, variants: variants)
         }
 
         if !noLODO {
             print("")
-            print("leave-one-device-out: evidenceScale, neutralEvidence, driftBPM" + (lodoFixedThreshold ? " (threshold fixed at \(format(threshold)))" : " and the confidence threshold")
+            print("leave-one-device-out: evidenceScale, neutralEvidence, driftBPM" + (lodoFixedThreshold ? " (threshold fixed at \(format(fixedThreshold)))" : " and the confidence threshold")
                   + " chosen on the other devices")
             print("(lowest MAE with coverage >= 95 % and at most 2 % off by more than 10 bpm), scored on this one")
             let grid = LeaveOneDeviceOut.grid(around: base)
@@ -187,7 +197,7 @@ struct ScoreHR: ParsableCommand {
             for device in devices {
                 let training = devices.filter { $0.name != device.name }.map(\.name)
                 let choice = LeaveOneDeviceOut.choose(scored.map { ($0.parameters, $0.runs.filter { training.contains($0.device) }) },
-                                                      thresholds: lodoFixedThreshold ? [threshold] : LeaveOneDeviceOut.thresholds)
+                                                      thresholds: lodoFixedThreshold ? [fixedThreshold] : LeaveOneDeviceOut.thresholds)
                 chosen[device.name] = (choice.parameters, choice.threshold)
                 print("  \(device.name): chosen on \(training.joined(separator: " and ")): \(LeaveOneDeviceOut.describe(choice.parameters)), threshold \(format(choice.threshold)) (there \(choice.figures.text))")
             }
@@ -201,6 +211,7 @@ struct ScoreHR: ParsableCommand {
                 }
             }
             printTable(devices: devices, variants: variants) { device, variant in held[device.name]![variant]!.text }
+            printClassLeaveOneDeviceOut(runs, devices: devices, variants: variants)
         }
 
         if draws > 0 {
@@ -216,7 +227,7 @@ struct ScoreHR: ParsableCommand {
                 for (v, variant) in variants.enumerated() {
                     let replayed = Replayed.all(recordings.map { $0.with(variant) }, parameters: parameters)
                     for (d, device) in devices.enumerated() {
-                        moved[d * variants.count + v].append(Figures(replayed.filter { $0.device == device.name }, threshold: threshold))
+                        moved[d * variants.count + v].append(Figures(replayed.filter { $0.device == device.name }, threshold: mainThreshold))
                     }
                 }
             }
@@ -325,6 +336,7 @@ struct Replayed: Sendable {
 
     var name: String
     var device: String
+    var sensor: HeartRateSensorClass
     var matched: [Match]
 
     /// Replays every recording with `parameters` and no confidence threshold, on all cores.
@@ -367,7 +379,7 @@ struct Replayed: Sendable {
                 Match(truth: recording.reference.windows[window].bpm, bpm: output.flatMap { rounded[$0].bpm },
                       confidence: output.map { rounded[$0].confidence } ?? 0)
             }
-        return Replayed(name: recording.name, device: recording.device, matched: matched)
+        return Replayed(name: recording.name, device: recording.device, sensor: data.sensorClass, matched: matched)
     }
 }
 
@@ -376,8 +388,14 @@ struct Figures {
     var score = HeartRateScore()
 
     init(_ runs: [Replayed], threshold: Double) {
+        self.init(runs) { _ in threshold }
+    }
+
+    /// Each run at its own threshold (its sensor class's).
+    init(_ runs: [Replayed], threshold: (Replayed) -> Double) {
         for run in runs {
-            score.add(estimates: run.matched.map { $0.confidence >= threshold ? $0.bpm : nil }, truths: run.matched.map(\.truth))
+            let t = threshold(run)
+            score.add(estimates: run.matched.map { $0.confidence >= t ? $0.bpm : nil }, truths: run.matched.map(\.truth))
         }
     }
 
@@ -489,3 +507,85 @@ func percent(_ value: Double) -> String {
     return "\(tenths / 10).\(tenths % 10) %"
 }
 func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+
+extension RecordedPPG {
+    /// The sensor class of this recording, from its first rows as `amble analyze hr` reads it.
+    var sensorClass: HeartRateSensorClass {
+        let n = min(times.count, HeartRateSensorClass.rowsToClassify)
+        let rows: [AccelerationSample?] = (0..<n).map { i in
+            guard let a = acceleration, a[3 * i].isFinite else { return nil }
+            return AccelerationSample(timeSeconds: times[i], xG: a[3 * i], yG: a[3 * i + 1], zG: a[3 * i + 2])
+        }
+        return HeartRateSensorClass(ppgChannels: channels, times: Array(times.prefix(n)), acceleration: rows)
+    }
+}
+
+/// The rule per sensor class: the class's tables (one per set and variant with recordings of
+/// the class) and the threshold the rule reads from them, or the best edge when it reads none.
+struct ClassThreshold {
+    var sensor: HeartRateSensorClass
+    var sets: [String]
+    var value: Double
+    var meetsRule: Bool
+
+    init(sensor: HeartRateSensorClass, runs: [SensorVariant: [Replayed]], devices: [Device], variants: [SensorVariant]) {
+        self.sensor = sensor
+        var tables: [HeartRateReliability] = []
+        sets = []
+        for device in devices {
+            for variant in variants {
+                let own = runs[variant]!.filter { $0.device == device.name && $0.sensor == sensor }
+                guard !own.isEmpty else { continue }
+                tables.append(HeartRateReliability(own))
+                sets.append("\(device.name.split(separator: " ")[0]) \(variant.rawValue)")
+            }
+        }
+        let rule = HeartRateReliability.displayThreshold(tables)
+        value = rule ?? HeartRateReliability.bestEdge(tables)
+        meetsRule = rule != nil
+    }
+
+    var text: String {
+        sets.isEmpty ? "no recordings" : "\(format2(value))" + (meetsRule ? "" : " FAILS the rule at every edge (best edge kept)")
+            + " (\(sets.joined(separator: ", ")))"
+    }
+}
+
+extension ScoreHR {
+    /// Each class's threshold by the rule, beside what `Configuration.displayThresholds` holds.
+    func printClassThresholds(_ runs: [SensorVariant: [Replayed]], devices: [Device], variants: [SensorVariant]) {
+        print("display threshold per sensor class (the rule on the tables of that class's sets and variants):")
+        for sensor in HeartRateSensorClass.allCases {
+            let read = ClassThreshold(sensor: sensor, runs: runs, devices: devices, variants: variants)
+            let coded = HeartRateEstimator.Configuration.displayThresholds[sensor]
+            let differs = coded.map { abs($0.value - read.value) > 1e-9 || $0.meetsRule != read.meetsRule } ?? true
+            print("  \(pad(sensor.description, 58))\(read.text)"
+                  + (read.sets.isEmpty || !differs ? "" : "; DIFFERS from Configuration.displayThresholds: \(coded.map { format2($0.value) } ?? "none")"))
+        }
+    }
+
+    /// Leave-one-device-out of the per-class thresholds: each device scored at the thresholds
+    /// the rule reads from the other devices' tables of its class (standard parameters; a class
+    /// the others have no recordings of takes the standard-PPG class with the same accelerometer).
+    func printClassLeaveOneDeviceOut(_ runs: [SensorVariant: [Replayed]], devices: [Device], variants: [SensorVariant]) {
+        print("leave-one-device-out of the per-class thresholds (standard parameters; each class's threshold by the rule on the other devices)")
+        var thresholds: [String: [HeartRateSensorClass: ClassThreshold]] = [:]
+        for device in devices {
+            let others = devices.filter { $0.name != device.name }
+            for sensor in HeartRateSensorClass.allCases {
+                var read = ClassThreshold(sensor: sensor, runs: runs, devices: others, variants: variants)
+                if read.sets.isEmpty {
+                    read = ClassThreshold(sensor: HeartRateSensorClass(ppg: .standard, accelerometer: sensor.accelerometer),
+                                          runs: runs, devices: others, variants: variants)
+                }
+                thresholds[device.name, default: [:]][sensor] = read
+            }
+            let own = Set(variants.flatMap { v in runs[v]!.filter { $0.device == device.name }.map(\.sensor) })
+            print("  \(device.name) held out: " + HeartRateSensorClass.allCases.filter { own.contains($0) }
+                .map { "\($0): \(thresholds[device.name]![$0]!.text)" }.joined(separator: "; "))
+        }
+        printTable(devices: devices, variants: variants) { device, variant in
+            Figures(runs[variant]!.filter { $0.device == device.name }) { thresholds[device.name]![$0.sensor]!.value }.text
+        }
+    }
+}

@@ -70,4 +70,21 @@ struct AnalyzeGapTests {
             #expect(error?.line == 3 && error?.message.hasPrefix("time_s is ") == true && error?.message.contains("at most 1e12") == true)
         }
     }
+
+    @Test("hr: the threshold is the recording's sensor class's (one channel at 22 Hz: 0.8; two at 25 Hz with 3 axes: 0.4; one at 25 Hz without acceleration: 0.8, said to fail the rule); --min-confidence overrides; a failing class is said")
+    func heartRateThresholdOfTheSensorClass() throws {
+        var slow = "time_s,ppg1,x_g,y_g,z_g\n"
+        for i in 0..<880 { slow += "\(Double(i) / 22),\(i % 18 < 9 ? 1050 : 950),0.1,0.3,-0.9\n" }
+        var twoChannels = "time_s,ppg1,ppg2,x_g,y_g,z_g\n"
+        for i in 0..<1000 { twoChannels += "\(Double(i) / 25),\(i % 20 < 10 ? 1050 : 950),1000,0.1,0.3,-0.9\n" }
+        let cases: [(text: String, given: Double?, expected: Double, fails: Bool)] = [
+            (slow, nil, 0.8, false), (slow, 0.3, 0.3, false), (twoChannels, nil, 0.4, false), (CLIConventionsTests.pulse, nil, 0.8, true),
+        ]
+        for c in cases {
+            let analysis = try HeartRateAnalysis.run(recording: PPGRecording(text: c.text, name: "r.csv"), windowSeconds: 8, stepSeconds: 2,
+                                                     minimumConfidence: c.given)
+            #expect(analysis.minimumConfidence == c.expected)
+            #expect(analysis.summary(file: "r.csv").contains("meets the display rule at no confidence") == c.fails)
+        }
+    }
 }

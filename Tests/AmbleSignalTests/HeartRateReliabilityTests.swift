@@ -53,4 +53,23 @@ struct HeartRateReliabilityTests {
         #expect(vague.farOffShare(from: 0.45) == 0 && !vague.meetsDisplayRule(from: 0.45) && vague.meetsDisplayRule(from: 0.5))
         #expect(HeartRateReliability.displayThreshold([table(0), vague]) == 0.5)
     }
+
+    @Test("Where no edge meets the rule, the best edge is the lowest with the fewest far off on the worst table (kept and said, not withheld)")
+    func bestEdgeWhenTheRuleFails() {
+        // Worst table: shown from 0.3: 25 %; from 0.6: 5 of 60; from 0.8: 3 of 40; from 0.9: 1 of 20 (5 %).
+        func table(farOffAt085: Int) -> HeartRateReliability {
+            var windows: [(bpm: Double?, truthBPM: Double, confidence: Double)] = []
+            windows += Array(repeating: (100, 80, 0.35), count: 20) + Array(repeating: (80, 80, 0.35), count: 20)
+            windows += Array(repeating: (100, 80, 0.65), count: 2) + Array(repeating: (80, 80, 0.65), count: 18)
+            windows += Array(repeating: (100, 80, 0.85), count: farOffAt085) + Array(repeating: (80, 80, 0.85), count: 20 - farOffAt085)
+            windows += Array(repeating: (100, 80, 0.95), count: 1) + Array(repeating: (80, 80, 0.95), count: 19)
+            return HeartRateReliability(windows: windows)
+        }
+        let clean = HeartRateReliability(windows: Array(repeating: (80, 80, 0.5), count: 10))
+        #expect(HeartRateReliability.displayThreshold([clean, table(farOffAt085: 2)]) == nil)
+        #expect(HeartRateReliability.bestEdge([clean, table(farOffAt085: 2)]) == 0.9)
+        // A tie goes to the lowest edge: from 0.7 (0.7-0.8 empty) and 0.8 2 of 40, from 0.9 1 of 20.
+        #expect(HeartRateReliability.displayThreshold([table(farOffAt085: 1)]) == nil)
+        #expect(HeartRateReliability.bestEdge([table(farOffAt085: 1)]) == 0.7)
+    }
 }

@@ -34,7 +34,11 @@ public enum BandAssembly {
         let values = try store.settingValues()
         let hardware = BandHardware(devices: try builder(for: board, clock: clock).makeDevices(for: board), board: board, logger: logger)
         let heightMeters = Double(values.heightCentimeters) / 100
-        var signals = SignalPipeline(wearer: (heightMeters, Double(values.weightKilograms)))
+        // The MAX3010x reads red and infrared (two channels) at its rate over the averaging;
+        // every board accelerometer is 3-axis.
+        let ppgRate = board.heartRate.map { $0.rateHz / Double(max(1, $0.averaging)) } ?? HeartRateEstimator.internalRateHz
+        var signals = SignalPipeline(wearer: (heightMeters, Double(values.weightKilograms)),
+                                     heartRateSensor: HeartRateSensorClass(ppgChannels: 2, ppgRateHz: ppgRate, accelerometer: .threeAxis))
         signals.heartRateConsent = values.heartRateConsent
         if !values.heartRateConsent { hardware.heartRateSensor?.setEnabled(false) }
 

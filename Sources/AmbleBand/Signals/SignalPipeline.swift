@@ -42,8 +42,11 @@ struct SignalPipeline {
     private var magnitudeSum = 0.0
     private var magnitudeSquares = 0.0
 
-    init(wearer: (heightMeters: Double, weightKilograms: Double)) {
+    /// `heartRateSensor`: the class of the board's PPG and accelerometer, whose display
+    /// threshold the estimator uses (`HeartRateEstimator.Configuration.displayThresholds`).
+    init(wearer: (heightMeters: Double, weightKilograms: Double), heartRateSensor: HeartRateSensorClass = .standardThreeAxis) {
         self.wearer = wearer
+        heartRate = HeartRateEstimator(configuration: HeartRateEstimator.Configuration(sensor: heartRateSensor))
     }
 
     // MARK: Samples in

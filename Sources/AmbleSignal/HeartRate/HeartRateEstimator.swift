@@ -60,12 +60,47 @@ public struct HeartRateEstimator: Sendable {
         /// Range of heart rates considered, beats per minute.
         public var minimumBPM: Double = 40
         public var maximumBPM: Double = 220
-        /// Estimates with a lower confidence (0...1) are withheld. At 0.45 a value is given when
-        /// it is about as likely as not to be within 5 bpm: on the development recordings 80-84 %
-        /// of the windows at 0.45-0.6 are within 5 bpm and 3-6 % more than 10 bpm off; below
-        /// 0.45 a fifth to a quarter are more than 10 bpm off (docs/heart-rate.md).
+        /// Estimates with a lower confidence (0...1) are withheld. `init()` and `init(sensor:)`
+        /// take it from `displayThresholds`: the display rule read from the reliability tables
+        /// of the sensor's class (docs/heart-rate.md, "Confidence").
         public var minimumConfidence: Double = 0.45
-        public init() {}
+        /// The band's own class's threshold (`displayThresholds`, `HeartRateSensorClass.standardThreeAxis`).
+        public init() { minimumConfidence = Self.displayThresholds[.standardThreeAxis]?.value ?? minimumConfidence }
+
+        /// The display threshold of `sensor`'s class (`displayThresholds`).
+        public init(sensor: HeartRateSensorClass) {
+            minimumConfidence = Self.displayThresholds[sensor]?.value ?? minimumConfidence
+        }
+
+        /// A class's display threshold, whether it meets the rule, and the table it came from.
+        public struct DisplayThreshold: Sendable, Equatable {
+            public var value: Double
+            /// False: no bin edge meets the rule on this class; `value` is the edge with the
+            /// fewest values more than 10 bpm off on its worst table (shown, and said so).
+            public var meetsRule: Bool
+            public var reason: String
+        }
+
+        /// Per sensor class, the threshold `HeartRateReliability.displayThreshold`'s rule reads
+        /// from `scripts/score-hr`'s reliability tables of that class (every development set
+        /// and variant whose sensor is of the class; the tool prints these and says when one
+        /// differs from what it reads).
+        public static let displayThresholds: [HeartRateSensorClass: DisplayThreshold] = [
+            HeartRateSensorClass(ppg: .standard, accelerometer: .threeAxis): DisplayThreshold(
+                value: 0.4, meetsRule: true,
+                reason: "SPC and BAMI as recorded, (a), (b), (c) x0.3 and x3 (at 0.30 SPC's 0.3-0.4 bin is 36 % within 5 bpm)"),
+            HeartRateSensorClass(ppg: .standard, accelerometer: .magnitudeOnly): DisplayThreshold(
+                value: 0.45, meetsRule: true, reason: "SPC and BAMI magnitude-only (BAMI's 0.40-0.45 bin is 30 % within 5 bpm)"),
+            HeartRateSensorClass(ppg: .standard, accelerometer: .none): DisplayThreshold(
+                value: 0.8, meetsRule: false,
+                reason: "SPC and BAMI (d): no edge meets it; from 0.8 the fewest far off on the worst (BAMI d, about 13 %)"),
+            HeartRateSensorClass(ppg: .oneChannelLowRate, accelerometer: .threeAxis): DisplayThreshold(
+                value: 0.8, meetsRule: true, reason: "Bangle.js as recorded, (a), (b), (c) x0.3 and x3"),
+            HeartRateSensorClass(ppg: .oneChannelLowRate, accelerometer: .magnitudeOnly): DisplayThreshold(
+                value: 0.9, meetsRule: true, reason: "Bangle.js magnitude-only"),
+            HeartRateSensorClass(ppg: .oneChannelLowRate, accelerometer: .none): DisplayThreshold(
+                value: 0.7, meetsRule: true, reason: "Bangle.js (d)"),
+        ]
     }
 
     /// Internal sample rate, Hz: the pulse up to 220 bpm (3.7 Hz) and its second harmonic
