@@ -64,7 +64,8 @@ struct SurveyCommand: ParsableCommand {
                             answeredUnixSeconds: answeredAt, sessionID: occasion.walk?.sessionID)
             }
             let sheet = AnswerItem(questionnaire: questionnaire.name, answeredAt: answeredAt,
-                                   answers: Dictionary(answers.map { ($0.item, $0.value) }, uniquingKeysWith: { _, b in b }))
+                                   answers: Dictionary(answers.map { ($0.item, $0.value) }, uniquingKeysWith: { _, b in b }),
+                                   period: occasion.period)
             do {
                 try store.submitStudyAnswers(rows, questionnaire: questionnaire.name, period: occasion.period,
                                              sessionID: occasion.walk?.sessionID, nowUnixSeconds: answeredAt,
