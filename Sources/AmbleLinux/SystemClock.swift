@@ -28,3 +28,21 @@ public func localUTCOffsetSeconds(atUnixSeconds unixSeconds: Double) -> Int {
     guard localtime_r(&time, &local) != nil else { return 0 }
     return Int(local.tm_gmtoff)
 }
+
+/// The machine's time zone's name as `TZ` gives it (a leading `:` and a zoneinfo path
+/// dropped), else as the `/etc/localtime` link names it (`Europe/Berlin`); nil when neither
+/// says. It may be a POSIX rule such as `CET-1CEST`: callers check it.
+public func localTimeZoneName() -> String? {
+    func zoneName(_ path: Substring) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        let name = parts.lastIndex(of: "zoneinfo").map { parts[($0 + 1)...].joined(separator: "/") } ?? String(path)
+        return name.isEmpty || name.hasPrefix("/") ? nil : name
+    }
+    if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty {
+        return zoneName(tz.hasPrefix(":") ? tz.dropFirst() : Substring(tz))
+    }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/etc/localtime", &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    return zoneName(Substring(String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+}

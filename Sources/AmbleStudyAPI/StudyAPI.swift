@@ -115,15 +115,22 @@ public struct JoinRequest: Codable, Sendable, Equatable {
     /// The values of the study's strata (`[allocation] strata`), such as `{"sex": "f"}`; a
     /// missing one counts as empty.
     public var strata: [String: String]?
+    /// The participant's time zone, which the server's due rules count local days in: an IANA
+    /// name (`Europe/Berlin`) or a fixed offset from UTC (`+02:00`, `-0530`, `UTC`); absent:
+    /// UTC. Older clients do not send it.
+    public var timeZone: String?
     enum CodingKeys: String, CodingKey {
-        case code, consentVersion = "consent_version", consentSHA256 = "consent_sha256", acceptedAt = "accepted_at", strata
+        case code, consentVersion = "consent_version", consentSHA256 = "consent_sha256", acceptedAt = "accepted_at", strata,
+             timeZone = "time_zone"
     }
-    public init(code: String, consentVersion: String, consentSHA256: String, acceptedAt: Double, strata: [String: String]? = nil) {
+    public init(code: String, consentVersion: String, consentSHA256: String, acceptedAt: Double, strata: [String: String]? = nil,
+                timeZone: String? = nil) {
         self.code = code
         self.consentVersion = consentVersion
         self.consentSHA256 = consentSHA256
         self.acceptedAt = acceptedAt
         self.strata = strata
+        self.timeZone = timeZone
     }
 }
 
@@ -226,11 +233,16 @@ public struct AnswerItem: Codable, Sendable, Equatable {
     public var answeredAt: Double
     /// Item id to answer text, as `amble survey` stores it.
     public var answers: [String: String]
-    enum CodingKeys: String, CodingKey { case questionnaire, answeredAt = "answered_at", answers }
-    public init(questionnaire: String, answeredAt: Double, answers: [String: String]) {
+    /// The period of the study rules the sheet completes (`StudyRules`: `start`, `end`,
+    /// `day:YYYY-MM-DD`, `before:since-start`, `before:since-ID`, `after:ID`), as the laptop
+    /// queued it; absent from older clients.
+    public var period: String?
+    enum CodingKeys: String, CodingKey { case questionnaire, answeredAt = "answered_at", answers, period }
+    public init(questionnaire: String, answeredAt: Double, answers: [String: String], period: String? = nil) {
         self.questionnaire = questionnaire
         self.answeredAt = answeredAt
         self.answers = answers
+        self.period = period
     }
 }
 

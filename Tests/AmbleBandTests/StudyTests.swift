@@ -594,6 +594,19 @@ struct StudyStoreTests {
         #expect(try SurveyCommand.occasions(context, name: nil, now: now + 60, time: berlin).map(\.questionnaire) == ["baseline", "before"])
     }
 
+    /// The sheet queued for a study server carries the period the answers complete.
+    @Test func theQueuedSheetCarriesItsPeriod() throws {
+        let context = try StudyContext.read(store: try joinedStore(answer: StudyAnswer(questionnaire: "baseline", period: "start", item: "mood", value: "3",
+                                                                                        answeredUnixSeconds: at("2026-03-02T09:00:00+01:00"))))
+        let now = at("2026-03-03T20:00:00+01:00")
+        let occasions = try SurveyCommand.occasions(context, name: nil, now: now, time: berlin)
+        let sheets = occasions.map { SurveyCommand.sheet($0, answers: [(item: "calm", value: "4")], at: now) }
+        #expect(sheets.map(\.questionnaire) == ["evening", "before"])
+        #expect(sheets.map(\.period) == ["day:2026-03-03", "before:since-start"])
+        let wire = try #require(String(bytes: StudyServerClient.json(sheets[0]), encoding: .utf8))
+        #expect(wire.contains("\"period\":\"day:2026-03-03\""))
+    }
+
     @Test func readingTheStudyNeverMakesAStore() throws {
         let path = NSTemporaryDirectory() + "amble-no-store-\(UUID().uuidString)/amble.sqlite"
         #expect(refusal { try StudyContext.read(storePath: path) }.hasPrefix("no store at \(path)"))

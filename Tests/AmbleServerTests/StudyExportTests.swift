@@ -95,12 +95,15 @@ struct StudyExportTests {
         try await ServerFixture.run { server in
             let person = try await server.joined()
             try await server.uploadAnswers(person, questionnaire: "evening", at: server.clock.now + 60, answers: ["calm": "4"])
+            try await server.uploadAnswers(person, questionnaire: "evening", at: server.clock.now + 90_000, answers: ["calm": "2"], period: "day:2026-02-26")
             let cookie = try await server.loggedIn()
             let response = try await server.page("/studies/\(server.study.uuidString.lowercased())/export?format=csv&table=answers", cookie: cookie)
             let lines = server.text(response).split(separator: "\n").map(String.init)
-            #expect(lines.count == 2)
+            #expect(lines.count == 3)
             #expect(lines[0].hasPrefix("participant_id,study,questionnaire,due,period,item,"))
+            // A sheet of an older client has its own period; one sent with its period keeps it.
             #expect(lines[1].hasPrefix("\(person.participantID),Mindful walking,evening,daily,sheet:1,calm,likert,How calm was your day?,4,"))
+            #expect(lines[2].hasPrefix("\(person.participantID),Mindful walking,evening,daily,day:2026-02-26,calm,likert,How calm was your day?,2,"))
         }
     }
 

@@ -55,9 +55,9 @@ extension ServerFixture {
         #expect(response.status == .created, "\(text(response))")
     }
 
-    /// Uploads an answer sheet of `questionnaire` answered at `at`.
-    func uploadAnswers(_ participant: JoinResponse, questionnaire: String, at: Double, answers: [String: String]) async throws {
-        let bytes = Array(try JSONEncoder().encode(AnswerItem(questionnaire: questionnaire, answeredAt: at, answers: answers)))
+    /// Uploads an answer sheet of `questionnaire` answered at `at`, with its period when given.
+    func uploadAnswers(_ participant: JoinResponse, questionnaire: String, at: Double, answers: [String: String], period: String? = nil) async throws {
+        let bytes = Array(try JSONEncoder().encode(AnswerItem(questionnaire: questionnaire, answeredAt: at, answers: answers, period: period)))
         let response = try await put("answer", itemID(), bytes, token: participant.accessToken)
         #expect(response.status == .created, "\(text(response))")
     }

@@ -1,6 +1,7 @@
 @testable import AmbleCLI
 @testable import AmbleCompanion
 import AmbleCompanionStore
+import AmbleLinux
 import AmbleStudyAPI
 import Foundation
 import Testing
@@ -36,6 +37,9 @@ struct StudyServerClientTests {
             #expect(joined.fingerprint == server.fingerprint && joined.consentVersion == "3" && joined.refreshToken != nil)
             #expect(LiveServer.arms.map(\.bandSettings).contains(joined.bandSettings), "one arm's settings, its name not sent")
             #expect(try store.studyEnrollment()?.studyName == "Mindful walking")
+            // The laptop's zone as TZ or /etc/localtime names it (Etc/UTC here), UTC when it names none.
+            let zone = try await server.database.query("SELECT time_zone FROM participants", logger: LiveDatabase.logger).decode(String.self)
+            #expect(try await zone.first(where: { _ in true }) == localTimeZoneName().flatMap { LocalTime.zone(named: $0) != nil ? $0 : nil } ?? "UTC")
             #expect(try store.outboxItems().map(\.kind) == [.consent])
             let report = try await drained(try uploader(server, store))
             #expect(report.acknowledged == 1 && report.held.isEmpty)

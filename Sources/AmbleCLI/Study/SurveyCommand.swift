@@ -63,8 +63,7 @@ struct SurveyCommand: ParsableCommand {
                 StudyAnswer(questionnaire: questionnaire.name, period: occasion.period, item: $0.item, value: $0.value,
                             answeredUnixSeconds: answeredAt, sessionID: occasion.walk?.sessionID)
             }
-            let sheet = AnswerItem(questionnaire: questionnaire.name, answeredAt: answeredAt,
-                                   answers: Dictionary(answers.map { ($0.item, $0.value) }, uniquingKeysWith: { _, b in b }))
+            let sheet = Self.sheet(occasion, answers: answers, at: answeredAt)
             do {
                 try store.submitStudyAnswers(rows, questionnaire: questionnaire.name, period: occasion.period,
                                              sessionID: occasion.walk?.sessionID, nowUnixSeconds: answeredAt,
@@ -74,6 +73,13 @@ struct SurveyCommand: ParsableCommand {
             }
             print("Saved: \(questionnaire.title) (\(occasion.label)), \(plural(rows.count, "answer")).")
         }
+    }
+
+    /// The answer sheet queued for a study server: the answers and the period they complete,
+    /// so that the server's due rules place it as the laptop's do.
+    static func sheet(_ occasion: DueOccasion, answers: [(item: String, value: String)], at answeredAt: Double) -> AnswerItem {
+        AnswerItem(questionnaire: occasion.questionnaire, answeredAt: answeredAt,
+                   answers: Dictionary(answers.map { ($0.item, $0.value) }, uniquingKeysWith: { _, b in b }), period: occasion.period)
     }
 
     /// Before-walk answers get the walk that followed them, once it is synced.

@@ -37,8 +37,11 @@ enum StudyServerJoin {
                 throw CommandError("not joined: the consent document was not accepted; nothing was sent and the code stays unused")
             }
         }
+        // The server counts the questionnaires' local days in this zone; one it could not read is left out (UTC).
+        let zone = localTimeZoneName().flatMap { LocalTime.zone(named: $0) != nil ? $0 : nil }
         let response = try StudyServerClient.join(JoinRequest(code: code, consentVersion: preview.consent.version,
-                                                              consentSHA256: preview.consent.sha256, acceptedAt: now), transport: transport)
+                                                              consentSHA256: preview.consent.sha256, acceptedAt: now, timeZone: zone),
+                                                  transport: transport)
         let study: Study
         do {
             study = try StudyFile.parse(text: response.studyFile, file: endpoint.baseURL)

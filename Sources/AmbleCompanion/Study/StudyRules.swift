@@ -10,6 +10,11 @@ public struct StudyWalk: Equatable, Sendable {
     public var sessionID: Int64
     /// Seconds since 1970-01-01T00:00:00Z.
     public var startUnixSeconds: Double
+
+    public init(sessionID: Int64, startUnixSeconds: Double) {
+        self.sessionID = sessionID
+        self.startUnixSeconds = startUnixSeconds
+    }
 }
 
 /// One occurrence of a questionnaire that can be answered now.
@@ -124,6 +129,19 @@ public enum StudyRules {
     }
 
     public static func dayPeriod(_ day: CivilDay) -> String { "day:" + day.iso }
+
+    /// Whether `text` is one of the periods above: `start`, `end`, `day:YYYY-MM-DD`,
+    /// `before:since-start`, `before:since-ID` or `after:ID` (ID a walk's id, 0 or more).
+    public static func isPeriod(_ text: String) -> Bool {
+        func isID(_ digits: Substring) -> Bool { !digits.isEmpty && digits.count <= 19 && Int64(digits).map { $0 >= 0 } == true }
+        switch text {
+        case "start", "end", "before:since-start": return true
+        case _ where text.hasPrefix("day:"): return CivilDay(parsing: String(text.dropFirst(4))).map { dayPeriod($0) == text } == true
+        case _ where text.hasPrefix("before:since-"): return isID(text.dropFirst("before:since-".count))
+        case _ where text.hasPrefix("after:"): return isID(text.dropFirst("after:".count))
+        default: return false
+        }
+    }
     public static func afterWalkPeriod(_ walk: StudyWalk) -> String { "after:\(walk.sessionID)" }
 
     /// The stretch since the latest synced walk of the study that started at or before `now`.
@@ -175,5 +193,24 @@ extension LocalTime {
     /// Local time in an explicit zone (`TimeZone(identifier: "Europe/Berlin")`), daylight saving included.
     init(zone: TimeZone) {
         self.init { unixSeconds in zone.secondsFromGMT(for: Date(timeIntervalSince1970: unixSeconds)) }
+    }
+
+    /// The local time of a zone written as an IANA name (`Europe/Berlin`, daylight saving
+    /// included) or a fixed offset from UTC (`UTC`, `Z`, `+02:00`, `-0530`, `+5`, at most 14
+    /// hours); nil for anything else, so that a caller can say the name is unknown.
+    public static func zone(named text: String) -> LocalTime? {
+        if text == "UTC" || text == "Z" { return .utc }
+        if let sign = text.first, sign == "+" || sign == "-" {
+            let digits = text.dropFirst().filter { $0 != ":" }
+            guard text.dropFirst().allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ":") }), [1, 2, 4].contains(digits.count),
+                  let number = Int(digits) else { return nil }
+            let (hours, minutes) = digits.count == 4 ? (number / 100, number % 100) : (number, 0)
+            guard hours <= 14, minutes < 60 else { return nil }
+            return .fixed(offsetSeconds: (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60))
+        }
+        guard (1 ... 64).contains(text.utf8.count),
+              text.utf8.allSatisfy({ (0x41 ... 0x5a).contains($0) || (0x61 ... 0x7a).contains($0) || (0x30 ... 0x39).contains($0) || "/_+-".utf8.contains($0) }),
+              let zone = TimeZone(identifier: text) else { return nil }
+        return LocalTime(zone: zone)
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import AmbleCompanion
 import AmbleModel
 import AmbleStudyAPI
 import AmbleSync
@@ -21,6 +22,8 @@ struct CheckedItem: Sendable {
     var startsAt: Double
     var endsAt: Double
     var session: SessionSummary?
+    /// An answer sheet's period of the study rules, when the laptop sent one.
+    var period: String?
 
     /// Checks the id, the digest and that the bytes decode as their kind says; nothing is stored
     /// before this has passed.
@@ -54,6 +57,12 @@ struct CheckedItem: Sendable {
             let answer = try decodeJSON(AnswerItem.self, bytes, kind: kind)
             item.startsAt = answer.answeredAt
             item.endsAt = answer.answeredAt
+            if let period = answer.period {
+                guard StudyRules.isPeriod(period) else {
+                    throw ServerError.badRequest("bad_period", "period \(printableText(period, maximum: 80)) is not a period of the study rules (start, end, day:YYYY-MM-DD, before:since-start, before:since-ID, after:ID). Nothing was stored.")
+                }
+                item.period = period
+            }
         case .consent:
             let consent = try decodeJSON(ConsentItem.self, bytes, kind: kind)
             item.startsAt = consent.at
@@ -99,9 +108,9 @@ extension StudyServer {
                 throw ServerError(.unprocessableContent, "outside_consent", "This \(item.kind.rawValue) is timed after the participant withdrew; the server keeps no data from after withdrawal.")
             }
             let inserted = try await connection.query("""
-                INSERT INTO items (participant_id, kind, item_id, sha256, bytes, item_time, received_at)
+                INSERT INTO items (participant_id, kind, item_id, sha256, bytes, item_time, received_at, period)
                 VALUES (\(participant.id), \(item.kind.rawValue), \(item.id), \(item.sha256), \(ByteBuffer(bytes: item.bytes)),
-                        \(date(item.startsAt)), \(date(now)))
+                        \(date(item.startsAt)), \(date(now)), \(item.period))
                 ON CONFLICT DO NOTHING RETURNING 1
                 """, logger: logger)
             var didInsert = false

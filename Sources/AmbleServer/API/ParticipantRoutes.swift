@@ -1,4 +1,6 @@
 #if canImport(FoundationEssentials)
+import AmbleCompanion
+import AmbleCompanionStore
 import AmbleModel
 import FoundationEssentials
 #else
@@ -66,6 +68,10 @@ struct ParticipantRoutes: Sendable {
         guard (body.strata ?? [:]).allSatisfy({ $0.key.count <= 40 && $0.value.count <= 80 }) else {
             throw ServerError.badRequest("bad_strata", "A stratum's name is at most 40 characters and its value at most 80.")
         }
+        let timeZone = body.timeZone ?? "UTC"
+        guard LocalTime.zone(named: timeZone) != nil else {
+            throw ServerError.badRequest("bad_time_zone", "time_zone \(printableText(timeZone, maximum: 64)) is neither an IANA time zone name (Europe/Berlin) nor an offset from UTC (+02:00); send one of those, or none for UTC.")
+        }
         guard body.acceptedAt.isFinite, abs(body.acceptedAt - now) <= 86_400 else {
             throw ServerError.badRequest("bad_time", "accepted_at is more than a day away from the server's clock; set the laptop's clock and join again.")
         }
@@ -92,9 +98,9 @@ struct ParticipantRoutes: Sendable {
             let participant = UUID()
             try await connection.query("""
                 INSERT INTO participants (id, study_id, arm_name, stratum, allocation_index, allocated_at,
-                                          consent_version, consent_sha256, consent_accepted_at, joined_at)
+                                          consent_version, consent_sha256, consent_accepted_at, joined_at, time_zone)
                 VALUES (\(participant), \(code.studyID), \(arm.name), \(stratum), \(index), \(date(now)),
-                        \(body.consentVersion), \(body.consentSHA256), \(date(body.acceptedAt)), \(date(now)))
+                        \(body.consentVersion), \(body.consentSHA256), \(date(body.acceptedAt)), \(date(now)), \(timeZone))
                 """, logger: server.logger)
             try await connection.query("""
                 UPDATE join_codes SET used_at = \(date(now)), participant_id = \(participant)
@@ -119,13 +125,50 @@ struct ParticipantRoutes: Sendable {
 
     // MARK: Study
 
+    /// The study file, the arm's band settings and each questionnaire's due state: AmbleCompanion's
+    /// `StudyRules` (the laptop's own) over the answers uploaded with their periods and the
+    /// mindful walks uploaded, at the server's now in the participant's time zone.
     func study(_ request: Request) async throws -> Response {
         let participant = try await server.authenticate(request)
-        let study = try await server.client.withConnection { connection in
-            try await StudyRow.load(participant.studyID, on: connection, logger: server.logger)
+        let now = server.now
+        let (study, zone, submissions, walks) = try await server.client.withConnection { connection in
+            let study = try await StudyRow.load(participant.studyID, on: connection, logger: server.logger)
+            var zone = "UTC"
+            for try await name in try await connection.query(
+                "SELECT time_zone FROM participants WHERE id = \(participant.id)", logger: server.logger).decode(String.self) { zone = name }
+            var submissions: [StudySubmission] = []
+            for try await (bytes, period) in try await connection.query("""
+                SELECT bytes, period FROM items WHERE participant_id = \(participant.id) AND kind = 'answer' AND period IS NOT NULL ORDER BY item_time, seq
+                """, logger: server.logger).decode((ByteBuffer, String).self) {
+                guard let sheet = try? JSONDecoder().decode(AnswerItem.self, from: Data(bytes.readableBytesView)) else { continue }
+                submissions.append(StudySubmission(questionnaire: sheet.questionnaire, period: period, submittedUnixSeconds: sheet.answeredAt, sessionID: nil))
+            }
+            var walks: [StudyWalk] = []
+            for try await (seq, start) in try await connection.query("""
+                SELECT i.seq, s.start_at FROM sessions s JOIN items i USING (participant_id, kind, item_id)
+                WHERE s.participant_id = \(participant.id) AND s.session_kind = \(SessionKind.mindfulWalk.rawValue)
+                """, logger: server.logger).decode((Int64, Date).self) {
+                walks.append(StudyWalk(sessionID: seq, startUnixSeconds: start.timeIntervalSince1970))
+            }
+            return (study, zone, submissions, walks)
         }
         let settings = study.arms.first { $0.name == participant.armName }?.bandSettings ?? [:]
-        return try JSONBody.response(StudyResponse(studyFile: study.participantFileText, bandSettings: settings, questionnaires: []), status: .ok)
+        let rules = try StudyFile.parse(text: study.participantFileText, file: "the stored study file")
+        let time = LocalTime.zone(named: zone) ?? LocalTime.zone(named: "UTC")!
+        let states = StudyRules.statuses(rules, now: now, time: time, submissions: submissions, walks: walks).map {
+            QuestionnaireState(name: $0.questionnaire.name, state: participant.withdrawnAt != nil ? .over : Self.state($0.status))
+        }
+        return try JSONBody.response(StudyResponse(studyFile: study.participantFileText, bandSettings: settings, questionnaires: states), status: .ok)
+    }
+
+    /// The wire's four states: open but waiting for a walk is not open yet.
+    static func state(_ status: QuestionnaireStatus) -> QuestionnaireState.State {
+        switch status {
+        case .due: .due
+        case .completed: .completed
+        case .upcoming, .waiting: .notOpen
+        case .closed: .over
+        }
     }
 
     // MARK: Withdrawal

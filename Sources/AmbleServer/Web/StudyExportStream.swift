@@ -19,7 +19,7 @@ import PostgresNIO
 /// Resuming: items are exported in the order they arrived (`items.seq`, which never changes).
 /// Every row and data point names its item's number: `session_id` (and `band_session_id`) in
 /// the session CSVs, the data point ids `amble-PARTICIPANT-SEQ-…` in Open mHealth, the period
-/// `sheet:SEQ` in the answers. An export cut short is resumed with `after=` the last complete
+/// `sheet:SEQ` in the answers of sheets sent without their period. An export cut short is resumed with `after=` the last complete
 /// item's number, and `through=` the `X-Amble-Export-Through` header of the first response
 /// (the last item it covers): the resumed part is a file of its own (its own CSV header, its
 /// own JSON array) holding exactly the items after `after`.
@@ -171,15 +171,15 @@ extension StudyServer {
         return runs
     }
 
-    /// One participant's answer sheets as the answers' CSV takes them; each sheet is its own
-    /// period, `sheet:SEQ` (the laptop's period does not travel with the sheet). Items in the
-    /// questionnaire's order.
+    /// One participant's answer sheets as the answers' CSV takes them: each sheet in the period
+    /// the laptop sent with it, or, from older clients that send none, its own period
+    /// `sheet:SEQ`. Items in the questionnaire's order.
     static func answersContext(_ page: [ExportItem], study: Study, fileText: String) -> StudyContext {
         var answers: [StudyAnswer] = []
         var submissions: [StudySubmission] = []
         for item in page {
             guard let sheet = try? JSONDecoder().decode(AnswerItem.self, from: Data(item.bytes.readableBytesView)) else { continue }
-            let period = "sheet:\(item.seq)"
+            let period = sheet.period ?? "sheet:\(item.seq)"
             let order = study.questionnaire(named: sheet.questionnaire)?.items.map(\.id) ?? []
             let keys = sheet.answers.keys.sorted { (order.firstIndex(of: $0) ?? .max, $0) < (order.firstIndex(of: $1) ?? .max, $1) }
             for key in keys {
