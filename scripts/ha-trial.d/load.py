@@ -8,7 +8,7 @@ until every item is acknowledged (201 or 200), as `amble study upload` does.
 joins one participant per code (alternating between the servers), then each laptop makes a
 new item every 1/RATE seconds (open loop: items are made while the server is away too) and
 uploads its outbox. Writes WORK/acks (one line per acknowledged item: sent and answered
-monotonic times, item id, SHA-256), WORK/answers (a count per HTTP status or error). Runs until
+monotonic times, item id, SHA-256, 201 or 200), WORK/answers (a count per HTTP status or error). Runs until
 WORK/stop exists, then stops making items and drains the outboxes (at most 120 s), writing
 WORK/left (items never acknowledged).
 
@@ -98,7 +98,7 @@ class Laptop(threading.Thread):
                 conn = None
             self.trial.count(outcome)
             if status in (200, 201):
-                self.trial.ack(sent, time.monotonic(), item_id, sha)
+                self.trial.ack(sent, time.monotonic(), item_id, sha, status)
                 self.outbox.pop(0)
             elif status == 429:
                 time.sleep(float(retry_after or 1))
@@ -118,9 +118,9 @@ class Trial:
         self.stopping = threading.Event()
         self.give_up = threading.Event()
 
-    def ack(self, sent, answered, item_id, sha):
+    def ack(self, sent, answered, item_id, sha, status):
         with self.lock:
-            self.acks.write(f"{sent:.6f} {answered:.6f} {item_id} {sha}\n")
+            self.acks.write(f"{sent:.6f} {answered:.6f} {item_id} {sha} {status}\n")
 
     def count(self, outcome):
         with self.lock:
