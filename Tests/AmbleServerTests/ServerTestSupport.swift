@@ -100,7 +100,7 @@ struct ServerFixture: Sendable {
 
     /// Runs `body` against a server on a fresh database with one study.
     static func run(_ definition: StudyDefinition = studyDefinition(),
-                    configuration: @escaping @Sendable (ManualClock) -> StudyServer.Configuration = { clock in .init(now: { clock.now }) },
+                    configuration: @escaping @Sendable (ManualClock) -> StudyServer.Configuration = { clock in .init(now: { clock.now }, runsJobs: false) },
                     _ body: @Sendable (ServerFixture) async throws -> Void) async throws {
         try await TestDatabase.withFresh { url in
             let clock = ManualClock(start)
