@@ -74,13 +74,13 @@ public struct StudyServer: Sendable {
         var app = Application(router: router, server: server, configuration: configuration,
                               onServerRunning: onServerRunning, logger: logger)
         app.addServices(client)
-        if self.configuration.runsJobs {
-            let now = self.configuration.now
-            app.addServices(JobWorker(queue: JobQueue(client: client, logger: logger), work: ServerJobs.work(logger: logger), now: now))
-        }
         let client = client
         let logger = logger
         app.beforeServerStarts(perform: { try await Migrator.migrate(client, logger: logger) })
+        if self.configuration.runsJobs {
+            app.addServices(JobWorker(queue: JobQueue(client: client, logger: logger), work: ServerJobs.work(logger: logger),
+                                      now: self.configuration.now, prepare: { try await Migrator.migrate(client, logger: logger) }))
+        }
         return app
     }
 }

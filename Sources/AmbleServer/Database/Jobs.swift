@@ -112,9 +112,13 @@ public struct JobWorker: Service {
     public var work: [String: JobQueue.Work]
     public var now: @Sendable () -> Double
     public var pollSeconds: Double
+    /// Run once before the first job (the server's migrations: the tables must exist).
+    public var prepare: @Sendable () async throws -> Void
 
-    public init(queue: JobQueue, work: [String: JobQueue.Work], now: @escaping @Sendable () -> Double, pollSeconds: Double = 5) {
+    public init(queue: JobQueue, work: [String: JobQueue.Work], now: @escaping @Sendable () -> Double, pollSeconds: Double = 5,
+                prepare: @escaping @Sendable () async throws -> Void = {}) {
         self.queue = queue
+        self.prepare = prepare
         self.work = work
         self.now = now
         self.pollSeconds = pollSeconds
@@ -132,7 +136,10 @@ public struct JobWorker: Service {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown { try await loop() }
+        try await cancelWhenGracefulShutdown {
+            try await prepare()
+            try await loop()
+        }
     }
 
     private func loop() async throws {

@@ -8,15 +8,15 @@ import PostgresNIO
 
 /// The server's recurring jobs (docs/server-operations.md, "Background jobs"); each is
 /// idempotent and runs inside the job's transaction (JobQueue.run).
-enum ServerJobs {
+public enum ServerJobs {
     /// Months of partitions kept made ahead of the server's clock.
-    static let monthsAhead = 3
+    public static let monthsAhead = 3
     /// Participant-days the rollup remakes in one transaction.
-    static let rollupBatch = 2000
+    public static let rollupBatch = 2000
     /// Keys the retention deletes in one transaction.
-    static let retentionBatch = 10_000
+    public static let retentionBatch = 10_000
 
-    static func work(logger: Logger) -> [String: JobQueue.Work] {
+    public static func work(logger: Logger) -> [String: JobQueue.Work] {
         [
             "partitions": { connection, _, now in try await ensurePartitions(now: now, on: connection, logger: logger); return .done },
             "rollup": { connection, _, _ in try await rollup(on: connection, logger: logger) },
@@ -25,7 +25,7 @@ enum ServerJobs {
     }
 
     /// The month of `now` (UTC), the one before and `monthsAhead` after, made when missing.
-    static func ensurePartitions(now: Double, on connection: PostgresConnection, logger: Logger) async throws {
+    public static func ensurePartitions(now: Double, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("""
             SELECT amble_ensure_month(m::date) FROM generate_series(
                 date_trunc('month', \(date(now)) AT TIME ZONE 'UTC') - interval '1 month',
@@ -36,7 +36,7 @@ enum ServerJobs {
     /// Remakes the participant-days uploads marked in `rollup_dirty` from their sessions and
     /// answers (UTC days). Marks taken with SKIP LOCKED, so two rollups never wait on each other;
     /// a mark an upload makes while this runs is a new row, taken the next time.
-    static func rollup(on connection: PostgresConnection, logger: Logger) async throws -> JobQueue.Result {
+    public static func rollup(on connection: PostgresConnection, logger: Logger) async throws -> JobQueue.Result {
         let rows = try await connection.query("""
             WITH dirty AS (
                 DELETE FROM rollup_dirty WHERE (participant_id, day) IN (
@@ -74,7 +74,7 @@ enum ServerJobs {
     /// is past every owning study's retention; what is past retention elsewhere (a study with
     /// shorter retention beside a longer one, the default partition) is deleted by its keys, at
     /// most `retentionBatch` a transaction (`.again` until none is left).
-    static func retention(now: Double, on connection: PostgresConnection, logger: Logger) async throws -> JobQueue.Result {
+    public static func retention(now: Double, on connection: PostgresConnection, logger: Logger) async throws -> JobQueue.Result {
         var droppable: [String] = []
         for try await (items, sessions) in try await connection.query("""
             SELECT c.relname, replace(c.relname, 'items_', 'sessions_')
