@@ -20,29 +20,19 @@ import PostgresNIO
 struct BenchServer {
     static func main() async throws {
         let arguments = CommandLine.arguments
+        if arguments.count >= 3, arguments[1] == "seed", let url = try? DatabaseURL(arguments[2]) {
+            let logger = { var logger = Logger(label: "bench-server"); logger.logLevel = .error; return logger }()
+            try await SeedStudy.run(url, participants: arguments.count > 3 ? Int(arguments[3]) ?? 10_000 : 10_000,
+                                    days: arguments.count > 4 ? Int(arguments[4]) ?? 90 : 90, logger: logger)
+            return
+        }
         guard arguments.count >= 2, let base = try? DatabaseURL(arguments[1]) else {
             FileHandle.standardError.write(Data("usage: bench-server postgres://USER@HOST:PORT/DATABASE [UPLOADS]\n".utf8))
             exit(2)
         }
         let uploads = arguments.count > 2 ? Int(arguments[2]) ?? 500 : 500
         let logger = { var logger = Logger(label: "bench-server"); logger.logLevel = .error; return logger }()
-        let study = try StudyDefinition.read(text: """
-            name = "bench"
-            start = 2026-01-01
-            end = 2026-12-31
-            [[questionnaire]]
-            name = "q"
-            title = "Q"
-            due = "daily"
-              [[questionnaire.item]]
-              id = "a"
-              type = "text"
-              text = "A?"
-            [consent]
-            version = "1"
-            text = "yes"
-            on_withdrawal = "keep"
-            """, file: "bench.toml")
+        let study = try Self.study()
         let name = "bench_" + String(UInt32.random(in: .min ... .max), radix: 16)
         try await withDatabase(base, logger: logger) { try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)")) }
         let database = PostgresClient(configuration: base.with(database: name).clientConfiguration, backgroundLogger: logger)
@@ -75,6 +65,27 @@ struct BenchServer {
             }
         }
         try await withDatabase(base, logger: logger) { try await $0.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)")) }
+    }
+
+    /// The bench's study: one daily questionnaire, everyone in one arm.
+    static func study() throws -> StudyDefinition {
+        try StudyDefinition.read(text: """
+            name = "bench"
+            start = 2026-01-01
+            end = 2026-12-31
+            [[questionnaire]]
+            name = "q"
+            title = "Q"
+            due = "daily"
+              [[questionnaire.item]]
+              id = "a"
+              type = "text"
+              text = "A?"
+            [consent]
+            version = "1"
+            text = "yes"
+            on_withdrawal = "keep"
+            """, file: "bench.toml")
     }
 
     /// A mindful walk of `seconds` in the band's encoding: cadence and heart rate wander at random

@@ -33,14 +33,6 @@ struct PartitionTests {
         return tokens.accessToken
     }
 
-    func job(_ f: ServerFixture, _ work: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
-        try await f.database.withConnection { connection in
-            try await connection.query("BEGIN", logger: TestDatabase.logger)
-            try await work(connection)
-            try await connection.query("COMMIT", logger: TestDatabase.logger)
-        }
-    }
-
     /// Items arriving at a server whose month has no partition yet (the fixture's clock is in
     /// February 2026, months before the migration ran) land in the default partition; the
     /// create-ahead job moves them into their month's partition. A band clock far in the past or
@@ -53,14 +45,14 @@ struct PartitionTests {
             #expect(try await f.put("session", now, walk, token: joined.accessToken).status == .created)
             #expect(try await f.put("session", future, sessionBytes(start: 3_800_000_000), token: joined.accessToken).status == .created)
             #expect(try await placement(f) == [now: "items_default", future: "items_default"])
-            try await job(f) { try await ServerJobs.ensurePartitions(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
+            try await f.runJob { try await ServerJobs.ensurePartitions(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
             #expect(try await placement(f) == [now: "items_y2026m02", future: "items_y2026m02"])
             #expect(try await counts(f, "sessions_y2026m02", "sessions_default") == [2, 0])
             f.clock.advance(5 * 365 * 86_400)   // 2031-02
             let late = itemID()
             let token = try await refreshed(f, &joined)
             #expect(try await f.put("session", late, sessionBytes(start: f.clock.now + 60), token: token).status == .created)
-            try await job(f) { try await ServerJobs.ensurePartitions(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
+            try await f.runJob { try await ServerJobs.ensurePartitions(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
             #expect(try await placement(f)[late] == "items_y2031m02")
             #expect(try await f.put("session", now, walk, token: token).status == .ok,
                     "the key is one for all months")
@@ -75,14 +67,14 @@ struct PartitionTests {
             for days in [0, 40] {
                 f.clock.advance(Double(days) * 86_400)
                 let token = try await refreshed(f, &joined)
-                try await job(f) { try await ServerJobs.ensurePartitions(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
+                try await f.runJob { try await ServerJobs.ensurePartitions(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
                 #expect(try await f.put("session", itemID(), sessionBytes(start: f.clock.now + 60), token: token).status == .created)
             }
             f.clock.advance(45 * 86_400)   // 2026-05-20: February's arrivals are 84 days old, April's 45
-            try await job(f) { _ = try await ServerJobs.retention(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
+            try await f.runJob { _ = try await ServerJobs.retention(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
             #expect(try await count(f, "item_keys") == 2)
             try await f.database.query("UPDATE studies SET retention_days = 60")
-            try await job(f) { _ = try await ServerJobs.retention(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
+            try await f.runJob { _ = try await ServerJobs.retention(now: f.clock.now, on: $0, logger: TestDatabase.logger) }
             #expect(try await counts(f, "item_keys", "items", "sessions") == [1, 1, 1])
             var tables: [String] = []
             for try await name in try await f.database.query(
@@ -100,7 +92,7 @@ struct PartitionTests {
             }
             let answer = try JSONEncoder().encode(AnswerItem(questionnaire: "evening", answeredAt: f.clock.now + 100, answers: ["calm": "4"]))
             #expect(try await f.put("answer", itemID(), Array(answer), token: token).status == .created)
-            try await job(f) { _ = try await ServerJobs.rollup(on: $0, logger: TestDatabase.logger) }
+            try await f.runJob { _ = try await ServerJobs.rollup(on: $0, logger: TestDatabase.logger) }
             var rows: [String] = []
             for try await (day, walks, mindful, over, answers) in try await f.database.query("""
                 SELECT day::text, walks, mindful_seconds, over_limit_seconds, answers FROM participant_days

@@ -152,6 +152,15 @@ struct ServerFixture: Sendable {
         return try await client.execute(uri: "/v1/items/\(kind)/\(id)", method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
     }
 
+    /// Runs a background job's work as the worker does, in one transaction (ServerJobs).
+    func runJob(_ work: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+        try await database.withConnection { connection in
+            try await connection.query("BEGIN", logger: TestDatabase.logger)
+            try await work(connection)
+            try await connection.query("COMMIT", logger: TestDatabase.logger)
+        }
+    }
+
     func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(response.body.readableBytesView))
     }

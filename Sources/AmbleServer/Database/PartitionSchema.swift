@@ -66,6 +66,8 @@ extension Migrations {
         "CREATE INDEX items_by_participant_seq ON items (participant_id, kind, seq)",
         "CREATE INDEX items_by_participant_time ON items (participant_id, kind, item_time)",
         "CREATE INDEX sessions_by_start ON sessions (participant_id, start_at)",
+        // The dashboard's default last day: the latest walk of the study.
+        "CREATE INDEX sessions_by_time ON sessions (start_at)",
         // Makes the month's partition of both tables when missing (UTC months), moving any rows
         // the default partition holds for that month into it. Several processes may call it at
         // once: the advisory lock lets one through at a time.
