@@ -60,6 +60,16 @@ enum SeedStudy {
                        600 * count(*) FILTER (WHERE kind = 'session'), count(*) FILTER (WHERE kind = 'answer')
                 FROM items GROUP BY 1, 2
                 """,
+                """
+                INSERT INTO participant_status (participant_id, last_upload_at, last_band_contact_at)
+                SELECT k.participant_id, max(k.received_at), max(k.received_at) - interval '2 hours' + interval '10 minutes' FROM item_keys k GROUP BY 1
+                """,
+                """
+                INSERT INTO arm_days (study_id, arm_name, day, participants_walking, walks, mindful_seconds, over_limit_seconds, walking_seconds, answers)
+                SELECT p.study_id, p.arm_name, d.day, count(*) FILTER (WHERE d.walks > 0), sum(d.walks), sum(d.mindful_seconds),
+                       sum(d.over_limit_seconds), sum(d.walking_seconds), sum(d.answers)
+                FROM participant_days d JOIN participants p ON p.id = d.participant_id GROUP BY 1, 2, 3
+                """,
                 "ANALYZE",
             ]
             for statement in statements {

@@ -192,6 +192,11 @@ struct ParticipantRoutes: Sendable {
             if delete {
                 // The keys' rows take the bodies and session summaries of every partition with them.
                 try await connection.query("DELETE FROM item_keys WHERE participant_id = \(participant.id)", logger: server.logger)
+                // The rollup remakes their days (now empty) and their arm's.
+                try await connection.query("""
+                    INSERT INTO rollup_dirty (participant_id, day) SELECT participant_id, day FROM participant_days
+                    WHERE participant_id = \(participant.id) ON CONFLICT DO NOTHING
+                    """, logger: server.logger)
                 try await connection.query("DELETE FROM participant_days WHERE participant_id = \(participant.id)", logger: server.logger)
             }
             return delete

@@ -184,6 +184,32 @@ extension Migrations {
             PRIMARY KEY (participant_id, day)
         )
         """,
+        // What the dashboard reads of every participant and arm without scanning their uploads,
+        // remade by the rollup job with the participant-days: a participant's last upload and
+        // band contact, and an arm's UTC day summed over its participants.
+        """
+        CREATE TABLE participant_status (
+            participant_id uuid PRIMARY KEY REFERENCES participants (id) ON DELETE CASCADE,
+            last_upload_at timestamptz,
+            last_band_contact_at timestamptz
+        )
+        """,
+        """
+        CREATE TABLE arm_days (
+            study_id uuid NOT NULL,
+            arm_name text NOT NULL,
+            day date NOT NULL,
+            participants_walking integer NOT NULL,
+            walks integer NOT NULL,
+            mindful_seconds double precision NOT NULL,
+            over_limit_seconds double precision NOT NULL,
+            walking_seconds double precision NOT NULL,
+            answers integer NOT NULL,
+            PRIMARY KEY (study_id, arm_name, day),
+            FOREIGN KEY (study_id, arm_name) REFERENCES arms (study_id, name) ON DELETE CASCADE
+        )
+        """,
+        "CREATE INDEX participant_days_day ON participant_days (day)",
         """
         CREATE TABLE rollup_dirty (
             participant_id uuid NOT NULL REFERENCES participants (id) ON DELETE CASCADE,

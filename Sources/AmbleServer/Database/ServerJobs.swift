@@ -34,39 +34,63 @@ public enum ServerJobs {
     }
 
     /// Remakes the participant-days uploads marked in `rollup_dirty` from their sessions and
-    /// answers (UTC days). Marks taken with SKIP LOCKED, so two rollups never wait on each other;
-    /// a mark an upload makes while this runs is a new row, taken the next time.
+    /// answers (UTC days), those participants' last upload and band contact, and the arm-days
+    /// they belong to. Marks taken with SKIP LOCKED; a mark an upload makes while this runs is a
+    /// new row, taken the next time.
     public static func rollup(on connection: PostgresConnection, logger: Logger) async throws -> JobQueue.Result {
-        let rows = try await connection.query("""
-            WITH dirty AS (
-                DELETE FROM rollup_dirty WHERE (participant_id, day) IN (
-                    SELECT participant_id, day FROM rollup_dirty LIMIT \(rollupBatch) FOR UPDATE SKIP LOCKED)
-                RETURNING participant_id, day),
-            made AS (
-                INSERT INTO participant_days (participant_id, day, walks, mindful_seconds, over_limit_seconds, walking_seconds, answers)
-                SELECT d.participant_id, d.day, s.walks, s.mindful, s.over, s.walking, a.answers
-                FROM dirty d
-                JOIN participants p ON p.id = d.participant_id
-                CROSS JOIN LATERAL (
-                    SELECT count(*) FILTER (WHERE se.session_kind = 'mindful-walk') AS walks,
-                           coalesce(sum(se.mindful_seconds), 0) AS mindful,
-                           coalesce(sum(se.seconds_over_limit) FILTER (WHERE se.session_kind = 'mindful-walk'), 0) AS over,
-                           coalesce(sum(coalesce(se.walking_seconds, se.duration_seconds)) FILTER (WHERE se.session_kind = 'mindful-walk'), 0) AS walking
-                    FROM sessions se
-                    WHERE se.participant_id = d.participant_id
-                      AND se.start_at >= d.day::timestamp AT TIME ZONE 'UTC' AND se.start_at < (d.day + 1)::timestamp AT TIME ZONE 'UTC') s
-                CROSS JOIN LATERAL (
-                    SELECT count(*) AS answers FROM items i
-                    WHERE i.participant_id = d.participant_id AND i.kind = 'answer'
-                      AND i.item_time >= d.day::timestamp AT TIME ZONE 'UTC' AND i.item_time < (d.day + 1)::timestamp AT TIME ZONE 'UTC') a
-                ON CONFLICT (participant_id, day) DO UPDATE SET walks = excluded.walks, mindful_seconds = excluded.mindful_seconds,
-                    over_limit_seconds = excluded.over_limit_seconds, walking_seconds = excluded.walking_seconds, answers = excluded.answers
-                RETURNING 1)
-            SELECT (SELECT count(*) FROM dirty)
+        var ids: [UUID] = [], days: [String] = []
+        for try await (id, day) in try await connection.query("""
+            DELETE FROM rollup_dirty WHERE (participant_id, day) IN (
+                SELECT participant_id, day FROM rollup_dirty LIMIT \(rollupBatch) FOR UPDATE SKIP LOCKED)
+            RETURNING participant_id, day::text
+            """, logger: logger).decode((UUID, String).self) {
+            ids.append(id)
+            days.append(day)
+        }
+        guard !ids.isEmpty else { return .done }
+        try await connection.query("""
+            INSERT INTO participant_days (participant_id, day, walks, mindful_seconds, over_limit_seconds, walking_seconds, answers)
+            SELECT d.participant_id, d.day, s.walks, s.mindful, s.over, s.walking, a.answers
+            FROM unnest(\(ids), \(days)::date[]) AS d (participant_id, day)
+            JOIN participants p ON p.id = d.participant_id
+            CROSS JOIN LATERAL (
+                SELECT count(*) FILTER (WHERE se.session_kind = 'mindful-walk') AS walks,
+                       coalesce(sum(se.mindful_seconds), 0) AS mindful,
+                       coalesce(sum(se.seconds_over_limit) FILTER (WHERE se.session_kind = 'mindful-walk'), 0) AS over,
+                       coalesce(sum(coalesce(se.walking_seconds, se.duration_seconds)) FILTER (WHERE se.session_kind = 'mindful-walk'), 0) AS walking
+                FROM sessions se
+                WHERE se.participant_id = d.participant_id
+                  AND se.start_at >= d.day::timestamp AT TIME ZONE 'UTC' AND se.start_at < (d.day + 1)::timestamp AT TIME ZONE 'UTC') s
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS answers FROM items i
+                WHERE i.participant_id = d.participant_id AND i.kind = 'answer'
+                  AND i.item_time >= d.day::timestamp AT TIME ZONE 'UTC' AND i.item_time < (d.day + 1)::timestamp AT TIME ZONE 'UTC') a
+            ON CONFLICT (participant_id, day) DO UPDATE SET walks = excluded.walks, mindful_seconds = excluded.mindful_seconds,
+                over_limit_seconds = excluded.over_limit_seconds, walking_seconds = excluded.walking_seconds, answers = excluded.answers
             """, logger: logger)
-        var taken = 0
-        for try await count in rows.decode(Int.self) { taken = count }
-        return taken == rollupBatch ? .again : .done
+        try await connection.query("""
+            INSERT INTO participant_status (participant_id, last_upload_at, last_band_contact_at)
+            SELECT p.id, (SELECT max(k.received_at) FROM item_keys k WHERE k.participant_id = p.id),
+                   (SELECT se.start_at + se.duration_seconds * interval '1 second' FROM sessions se WHERE se.participant_id = p.id
+                    ORDER BY se.start_at DESC LIMIT 1)
+            FROM participants p WHERE p.id = ANY(\(ids))
+            ON CONFLICT (participant_id) DO UPDATE SET last_upload_at = excluded.last_upload_at, last_band_contact_at = excluded.last_band_contact_at
+            """, logger: logger)
+        try await connection.query("""
+            INSERT INTO arm_days (study_id, arm_name, day, participants_walking, walks, mindful_seconds, over_limit_seconds, walking_seconds, answers)
+            SELECT t.study_id, t.arm_name, t.day, count(d.participant_id) FILTER (WHERE d.walks > 0), coalesce(sum(d.walks), 0),
+                   coalesce(sum(d.mindful_seconds), 0), coalesce(sum(d.over_limit_seconds), 0), coalesce(sum(d.walking_seconds), 0),
+                   coalesce(sum(d.answers), 0)
+            FROM (SELECT DISTINCT p.study_id, p.arm_name, x.day FROM unnest(\(ids), \(days)::date[]) AS x (id, day)
+                  JOIN participants p ON p.id = x.id) t
+            LEFT JOIN (participant_days d JOIN participants m ON m.id = d.participant_id)
+                ON d.day = t.day AND m.study_id = t.study_id AND m.arm_name = t.arm_name
+            GROUP BY 1, 2, 3
+            ON CONFLICT (study_id, arm_name, day) DO UPDATE SET participants_walking = excluded.participants_walking,
+                walks = excluded.walks, mindful_seconds = excluded.mindful_seconds, over_limit_seconds = excluded.over_limit_seconds,
+                walking_seconds = excluded.walking_seconds, answers = excluded.answers
+            """, logger: logger)
+        return ids.count == rollupBatch ? .again : .done
     }
 
     /// Drops what a study keeps no longer (`studies.retention_days`, counted from arrival). A

@@ -154,11 +154,8 @@ extension StudyServer {
 
             var participants: [Dashboard.Participant] = []
             for try await (id, arm, joined, withdrawn, upload, band) in try await connection.query("""
-                SELECT p.id, p.arm_name, p.joined_at, p.withdrawn_at,
-                       (SELECT max(k.received_at) FROM item_keys k WHERE k.participant_id = p.id),
-                       (SELECT se.start_at + se.duration_seconds * interval '1 second' FROM sessions se WHERE se.participant_id = p.id
-                        ORDER BY se.start_at DESC LIMIT 1)
-                FROM participants p WHERE p.study_id = \(study.id)
+                SELECT p.id, p.arm_name, p.joined_at, p.withdrawn_at, st.last_upload_at, st.last_band_contact_at
+                FROM participants p LEFT JOIN participant_status st ON st.participant_id = p.id WHERE p.study_id = \(study.id)
                 ORDER BY p.joined_at, p.id LIMIT \(limit) OFFSET \(offset)
                 """, logger: logger).decode((UUID, String, Date, Date?, Date?, Date?).self) {
                 participants.append(.init(id: id, arm: arm, joinedAt: joined.timeIntervalSince1970, withdrawnAt: withdrawn?.timeIntervalSince1970,
@@ -208,26 +205,22 @@ extension StudyServer {
     }
 
     /// The compliance query (docs/server-operations.md): per arm, its participants, the silent
-    /// ones, and each UTC day of `days` summed from the rollup over the whole study; the
+    /// ones, and each UTC day of `days` from the rollup's `arm_days` (the whole study); the
     /// surveys due by the study file's rule for every participant of the arm.
     func armTotals(study: UUID, days: [CivilDay], rule: DueRule?, on connection: PostgresConnection) async throws -> [String: Dashboard.ArmTotal] {
         var totals: [String: Dashboard.ArmTotal] = [:]
         for try await (arm, members, silent) in try await connection.query("""
             SELECT p.arm_name, count(*)::int,
-                   count(*) FILTER (WHERE p.withdrawn_at IS NULL AND coalesce(
-                       (SELECT max(k.received_at) FROM item_keys k WHERE k.participant_id = p.id), p.joined_at)
-                       <= \(date(now - Dashboard.silentDays * 86_400)))::int
-            FROM participants p WHERE p.study_id = \(study) GROUP BY 1
+                   count(*) FILTER (WHERE p.withdrawn_at IS NULL
+                                    AND coalesce(st.last_upload_at, p.joined_at) <= \(date(now - Dashboard.silentDays * 86_400)))::int
+            FROM participants p LEFT JOIN participant_status st ON st.participant_id = p.id WHERE p.study_id = \(study) GROUP BY 1
             """, logger: logger).decode((String, Int, Int).self) {
             totals[arm] = .init(participants: members, silent: silent,
                                 days: days.map { day in Dashboard.Day(day: day, due: rule.map { $0.due(on: day, walks: 0) * members }) })
         }
         for try await (arm, day, walks, mindful, over, walking, answered) in try await connection.query("""
-            SELECT p.arm_name, to_char(d.day, 'YYYY-MM-DD'), sum(d.walks)::int, sum(d.mindful_seconds)::float8,
-                   sum(d.over_limit_seconds)::float8, sum(d.walking_seconds)::float8, sum(d.answers)::int
-            FROM participant_days d JOIN participants p ON p.id = d.participant_id
-            WHERE p.study_id = \(study) AND d.day BETWEEN \(days[0].iso)::date AND \(days[days.count - 1].iso)::date
-            GROUP BY 1, 2
+            SELECT arm_name, to_char(day, 'YYYY-MM-DD'), walks, mindful_seconds, over_limit_seconds, walking_seconds, answers
+            FROM arm_days WHERE study_id = \(study) AND day BETWEEN \(days[0].iso)::date AND \(days[days.count - 1].iso)::date
             """, logger: logger).decode((String, String, Int, Double, Double, Double, Int).self) {
             guard let civil = CivilDay(parsing: day), let index = days.firstIndex(of: civil), var total = totals[arm] else { continue }
             total.days[index].walks = walks
