@@ -102,3 +102,58 @@ struct PartitionTests {
         }
     }
 }
+
+@Suite(.enabled(if: TestDatabase.available, TestDatabase.skipReason))
+struct PartitionMigrationTests {
+    let logger = TestDatabase.logger
+
+    /// A database at 0003 with a session and an answer sheet: 0004 carries both over with their
+    /// seq into item_keys, the partitioned items and sessions, marks their days for the rollup,
+    /// and the analyst's view still shows the session; a new item numbers after them.
+    @Test func theMigrationCarriesExistingRowsOver() async throws {
+        try await TestDatabase.withFresh { url in
+            try await withDatabase(url, logger: logger) { client in
+                try await Migrator.migrate(client, migrations: Array(Migrations.all.prefix(3)), logger: logger)
+                let participant = UUID(), study = UUID()
+                let walk = sessionBytes(start: 1_772_000_600)
+                try await client.query("""
+                    WITH r AS (INSERT INTO researchers (name, password_kdf, password_iterations, password_salt, password_hash)
+                               VALUES ('ada', 'pbkdf2-sha256', 1, '\\x00', '\\x00') RETURNING id)
+                    INSERT INTO studies (id, owner_id, name, study_file, participant_file, consent_version, consent_sha256, consent_text,
+                                         code_expiry_days, delete_on_withdrawal)
+                    SELECT \(study), r.id, 's', '', '', '1', repeat('0', 64), 'yes', 7, false FROM r
+                    """, logger: logger)
+                try await client.query("INSERT INTO arms (study_id, name, position) VALUES (\(study), 'all', 0)", logger: logger)
+                try await client.query("""
+                    INSERT INTO participants (id, study_id, arm_name, allocation_index, allocated_at, consent_version, consent_sha256, consent_accepted_at)
+                    VALUES (\(participant), \(study), 'all', 0, now(), '1', repeat('0', 64), now())
+                    """, logger: logger)
+                try await client.query("""
+                    INSERT INTO items (participant_id, kind, item_id, sha256, bytes, item_time, received_at)
+                    VALUES (\(participant), 'session', repeat('a', 32), \(Digest.sha256Hex(walk)), \(ByteBuffer(bytes: walk)), to_timestamp(1772000600), '2026-02-25 10:00+00'),
+                           (\(participant), 'answer', repeat('b', 32), repeat('1', 64), '\\x7b7d', to_timestamp(1772000700), '2026-03-02 10:00+00')
+                    """, logger: logger)
+                try await client.query("""
+                    INSERT INTO sessions (participant_id, item_id, start_at, duration_seconds, steps, session_kind, walking_seconds, mindful_seconds, seconds_over_limit)
+                    VALUES (\(participant), repeat('a', 32), to_timestamp(1772000600), 60, 60, 'mindful-walk', 60, 60, 5)
+                    """, logger: logger)
+                #expect(try await Migrator.migrate(client, logger: logger) == ["0004-partitions-jobs"])
+                var rows: [String] = []
+                for try await (kind, seq, table) in try await client.query("""
+                    SELECT k.kind, i.seq, i.tableoid::regclass::text FROM item_keys k JOIN items i USING (participant_id, kind, item_id) ORDER BY i.seq
+                    """, logger: logger).decode((String, Int64, String).self) { rows.append("\(kind) \(seq) \(table)") }
+                #expect(rows == ["session 1 items_y2026m02", "answer 2 items_y2026m03"])
+                var seen: [String] = []
+                for try await (seq, steps) in try await client.query("SELECT session_seq, steps FROM analyst.sessions", logger: logger)
+                    .decode((Int64, Int64).self) { seen.append("\(seq) \(steps)") }
+                #expect(seen == ["1 60"])
+                var marks = -1
+                for try await n in try await client.query("SELECT count(*)::int FROM rollup_dirty", logger: logger).decode(Int.self) { marks = n }
+                #expect(marks == 1, "the walk and the sheet are of one UTC day")
+                var next: Int64 = -1
+                for try await n in try await client.query("SELECT nextval('item_seq')", logger: logger).decode(Int64.self) { next = n }
+                #expect(next == 3)
+            }
+        }
+    }
+}
