@@ -93,6 +93,7 @@ struct Run: AsyncParsableCommand {
         let warm = ContinuousClock.now
         let refreshed = try await refreshExpired(people, target: target, parallel: min(connections, 64))
         if refreshed > 0 { print(String(format: "%d access tokens refreshed in %.1f s", refreshed, warm.duration(to: .now) / .seconds(1))) }
+        fflush(nil)
 
         let tally = Tally(keepItems: acknowledged != nil)
         let behaviour = Behaviour(duplicates: duplicates || trial == .crash, cutShare: trial == .crash ? max(cutShare, 0.2) : cutShare,
@@ -105,6 +106,8 @@ struct Run: AsyncParsableCommand {
             return ProcessUsage(name: String(spec[..<equals]), pid: pid)
         })
         let load = loadAverage()
+        print("arrivals begin")   // scripts/load-server times its kills from here
+        fflush(nil)
         let started = ContinuousClock.now
         var itemMaker = ItemMaker(walks: walks, answerShare: answerShare, seed: seed)
 

@@ -88,6 +88,9 @@ final class UsageWatch: @unchecked Sendable {
     func finish() async -> [(name: String, cpuSeconds: Double, peakBytes: Int)] {
         task?.cancel()
         await task?.value
-        return processes.enumerated().map { index, process in (process.name, process.cpuSeconds() - startCPU[index], peakBytes[index]) }
+        // A process that ended during the trial (killed in the crash trial) has no figures.
+        return processes.enumerated().map { index, process in
+            kill(process.pid, 0) == 0 ? (process.name, process.cpuSeconds() - startCPU[index], peakBytes[index]) : (process.name + " (ended)", 0, 0)
+        }
     }
 }
