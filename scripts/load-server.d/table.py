@@ -1,4 +1,7 @@
 """The issue's table from scripts/load-server's results: target, measured, pass or fail.
+Exits 1 when a trial went wrong (errors, an item lost or doubled, another 5xx, no result); a
+speed target missed fails only the --full run (the quick run on a shared machine measures,
+it does not time: docs/server-operations.md).
 
     python3 scripts/load-server.d/table.py WORK MODE RATE ANSWER_SHARE TRIAL...
 """
@@ -21,6 +24,7 @@ def usage(r):
 
 rows = []
 failed = 0
+broken = 0
 for trial in trials:
     r = load(trial)
     if trial == "sustained":
@@ -65,10 +69,13 @@ for trial in trials:
     if not r:
         ok, measured = False, "no result (see above)"
     failed += not ok
+    broken += (not r) or r["error_count"] > 0 or (trial == "crash" and not ok)
     rows.append((trial, target, measured, "pass" if ok else "FAIL"))
 
 print("| trial | target | measured | |")
 print("|---|---|---|---|")
 for row in rows:
     print("| " + " | ".join(row) + " |")
-sys.exit(1 if failed else 0)
+if failed and not broken and not full:
+    print(f"{failed} speed target(s) missed at the quick size (not a failure of the quick run; the --full run fails on them)")
+sys.exit(1 if broken or (full and failed) else 0)
