@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Already Hummingbird's: named for the server's background job worker (a Service).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // The load generator (amble-server-load) only: latencies in an HDR histogram.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // MARK: System libraries (Debian 12: libgpiod-dev 1.6, libi2c-dev)
@@ -167,6 +169,15 @@ let package = Package(
             "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel",
             .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        /// The study server under load (scripts/load-server): simulated participants with real tokens
+        /// and sessions, open-loop arrivals, HDR latencies, crash trials; a measurement, not a test.
+        .executableTarget(name: "amble-server-load", dependencies: [
+            "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleSimulation", "AmbleSignal",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// `amble-server`: argument parsing over AmbleServer.
         .executableTarget(name: "amble-server", dependencies: [
