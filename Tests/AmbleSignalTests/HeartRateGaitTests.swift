@@ -76,6 +76,23 @@ struct HeartRateGaitTests {
         #expect(score.coverage >= 0.95, "\(score)")
     }
 
+    @Test("A mindful walk at 40 steps/min (stride 20 /min, step 40): the comb finds the step below 50 /min, 70 bpm",
+          arguments: [1, 2, 3] as [UInt64])
+    func mindfulWalkAtFortySteps(seed: UInt64) {
+        let scenario = GaitArtefactScenario(seconds: 180, heartRate: { _ in 70 }, cadence: { _ in 40 }, seed: seed)
+        let score = scenario.score()
+        #expect(score.meanAbsoluteErrorBPM <= 2.5, "\(score)")
+        #expect(score.coverage >= 0.95, "\(score)")
+    }
+
+    @Test("One cadence: the gait comb searches the step counter's range, 30-200 steps/min (WalkingCadence)")
+    func theCombSearchesTheStepCountersCadences() {
+        let comb = HeartRateEstimator.Parameters.standard, counter = StepCounter.Parameters.standard
+        #expect(comb.slowestCadenceStepsPerMinute == counter.slowestCadenceStepsPerMinute)
+        #expect(comb.fastestCadenceStepsPerMinute == counter.fastestCadenceStepsPerMinute)
+        #expect(WalkingCadence.slowestStepsPerMinute...WalkingCadence.fastestStepsPerMinute == 30...200)
+    }
+
     @Test("Known limit: a heart rate on a gait tooth from the start (150 bpm, three times the stride) is not measured while it stays there")
     func rateOnAToothFromTheStart() {
         let scenario = GaitArtefactScenario(seconds: 120, heartRate: { _ in 150 }, cadence: { _ in 100 }, seed: 1)
