@@ -67,7 +67,7 @@ let package = Package(
         /// Streaming signal processing: steps, cadence, heart rate. No I/O, no clock reads.
         .target(name: "AmbleSignal", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
-        .target(name: "AmbleStateMachines", dependencies: ["AmbleModel"]),
+        .target(name: "AmbleStateMachines", dependencies: ["AmbleModel", "AmbleSignal"]),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
         .target(name: "AmbleSimulation", dependencies: [
             "AmbleEmulators", "AmbleRecordings", "AmbleLinux", "AmbleModel", .product(name: "RealModule", package: "swift-numerics"),
@@ -78,7 +78,7 @@ let package = Package(
         // MARK: Storage and sync
         /// The session tables both stores share, and their row mapping (GRDB on the system SQLite).
         .target(name: "AmbleStoreSupport", dependencies: [
-            "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleModel", "AmbleLinux", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// The band's own store: sessions as they are recorded, calibration, settings.
         .target(name: "AmbleBandStore", dependencies: [
