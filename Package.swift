@@ -223,6 +223,9 @@ let package = Package(
         .target(name: "CLibFuzzer"),
 
         // MARK: Tests
+        /// What several test targets share (a study file run by a server, headless Chromium, a
+        /// program run to its end); a regular target that only test targets depend on.
+        .target(name: "AmbleTestSupport", path: "Tests/AmbleTestSupport"),
         .testTarget(name: "AmbleStateMachinesTests", dependencies: [
             "AmbleStateMachines", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
@@ -241,10 +244,10 @@ let package = Package(
         .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
         /// The laptop's domain rules alone (AmbleCompanion): the study file's server keys, allocation.
         .testTarget(name: "AmbleCompanionTests", dependencies: [
-            "AmbleCompanion", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
+            "AmbleCompanion", "AmbleModel", "AmbleTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "AmbleBandTests", dependencies: [
-            "AmbleBand", "AmbleCLI", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+            "AmbleBand", "AmbleCLI", "AmbleTestSupport", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
             .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),
@@ -253,7 +256,7 @@ let package = Package(
         /// the commands; and against the real amble-server and PostgreSQL (skipped, and said so,
         /// where AMBLE_TEST_DATABASE_URL is unset).
         .testTarget(name: "AmbleStudyClientTests", dependencies: [
-            "AmbleCLI", "AmbleCompanion", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer",
+            "AmbleCLI", "AmbleCompanion", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer", "AmbleTestSupport",
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -264,7 +267,7 @@ let package = Package(
         /// The study server against a real PostgreSQL 15 (AMBLE_TEST_DATABASE_URL, set by
         /// scripts/test from scripts/pg-scratch); skipped, and said so, where it is unset.
         .testTarget(name: "AmbleServerTests", dependencies: [
-            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleCompanion", "AmbleCompanionStore",
+            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleCompanion", "AmbleCompanionStore", "AmbleTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
