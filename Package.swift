@@ -71,7 +71,7 @@ let package = Package(
         /// Streaming signal processing: steps, cadence, heart rate. No I/O, no clock reads.
         .target(name: "AmbleSignal", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
-        .target(name: "AmbleStateMachines", dependencies: ["AmbleModel"]),
+        .target(name: "AmbleStateMachines", dependencies: ["AmbleModel", "AmbleSignal"]),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
         .target(name: "AmbleSimulation", dependencies: [
             "AmbleEmulators", "AmbleRecordings", "AmbleLinux", "AmbleModel", .product(name: "RealModule", package: "swift-numerics"),
@@ -82,7 +82,7 @@ let package = Package(
         // MARK: Storage and sync
         /// The session tables both stores share, and their row mapping (GRDB on the system SQLite).
         .target(name: "AmbleStoreSupport", dependencies: [
-            "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleModel", "AmbleLinux", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// The band's own store: sessions as they are recorded, calibration, settings.
         .target(name: "AmbleBandStore", dependencies: [
@@ -237,6 +237,9 @@ let package = Package(
         .target(name: "CLibFuzzer"),
 
         // MARK: Tests
+        /// What several test targets share (a study file run by a server, headless Chromium, a
+        /// program run to its end); a regular target that only test targets depend on.
+        .target(name: "AmbleTestSupport", path: "Tests/AmbleTestSupport"),
         .testTarget(name: "AmbleStateMachinesTests", dependencies: [
             "AmbleStateMachines", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
@@ -255,10 +258,10 @@ let package = Package(
         .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
         /// The laptop's domain rules alone (AmbleCompanion): the study file's server keys, allocation.
         .testTarget(name: "AmbleCompanionTests", dependencies: [
-            "AmbleCompanion", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
+            "AmbleCompanion", "AmbleModel", "AmbleTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "AmbleBandTests", dependencies: [
-            "AmbleBand", "AmbleCLI", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+            "AmbleBand", "AmbleCLI", "AmbleTestSupport", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
             .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),
@@ -267,7 +270,7 @@ let package = Package(
         /// the commands; and against the real amble-server and PostgreSQL (skipped, and said so,
         /// where AMBLE_TEST_DATABASE_URL is unset).
         .testTarget(name: "AmbleStudyClientTests", dependencies: [
-            "AmbleCLI", "AmbleCompanion", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer",
+            "AmbleCLI", "AmbleCompanion", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer", "AmbleTestSupport",
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -278,7 +281,7 @@ let package = Package(
         /// The study server against a real PostgreSQL 15 (AMBLE_TEST_DATABASE_URL, set by
         /// scripts/test from scripts/pg-scratch); skipped, and said so, where it is unset.
         .testTarget(name: "AmbleServerTests", dependencies: [
-            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleCompanion", "AmbleCompanionStore",
+            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleCompanion", "AmbleCompanionStore", "AmbleTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),

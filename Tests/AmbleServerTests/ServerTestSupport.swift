@@ -3,6 +3,7 @@ import AmbleServer
 import AmbleStudyAPI
 import AmbleSync
 import Crypto
+import AmbleTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -56,42 +57,10 @@ struct ServerFixture: Sendable {
 
     /// A study file with two arms (pace alerts firm or silent), blocks of 4 and a consent text.
     static func studyFile(onWithdrawal: String = "keep", strata: String = "[]") -> String {
-        """
-        name = "Mindful walking"
-        start = 2026-02-23
-        end = 2026-03-08
-
-        [[questionnaire]]
-        name = "evening"
-        title = "Evening"
-        due = "daily"
-          [[questionnaire.item]]
-          id = "calm"
-          type = "likert"
-          text = "How calm was your day?"
-          scale = [1, 5]
-
-        [[arm]]
-        name = "walk"
-          [arm.band]
-          alert_style = "firm"
-
-        [[arm]]
-        name = "control"
-          [arm.band]
-          alert_style = "silent"
-
-        [allocation]
-        method = "block"
-        block_sizes = [4]
-        seed = 7
-        strata = \(strata)
-
-        [consent]
-        version = "2"
-        text = "I agree to take part."
-        on_withdrawal = "\(onWithdrawal)"
-        """
+        var study = StudyFileText()
+        study.strata = strata
+        study.onWithdrawal = onWithdrawal
+        return study.text
     }
 
     static func studyDefinition(onWithdrawal: String = "keep", strata: String = "[]") -> StudyDefinition {

@@ -58,8 +58,9 @@ public struct HapticPattern: Equatable, Sendable {
 ///
 /// A vibration is felt less on a moving limb (tactile gating: detection thresholds rise
 /// during active movement), so an alert given while the arm swings hard is made stronger, up
-/// to `maximumBoost` times the setting at `motionForFullBoostG` of wrist motion (RMS of
-/// |a| - 1 g; brisk arm swing is about 0.3 g).
+/// to `maximumBoost` times the setting at `motionForFullBoostG` of wrist motion
+/// (`SecondReport.wristMotionG`: the standard deviation of |a| over a second; brisk arm swing
+/// is about 0.3 g).
 public enum AlertStrength {
     public static let levels: [String: Double] = ["low": 0.45, "medium": 0.7, "high": 1.0]
     public static let maximumBoost = 1.5
