@@ -125,39 +125,7 @@ struct Run: AsyncParsableCommand {
                     await dashboardLoads(study: studyID, cookie: cookie, rate: rate, target: target, context: context, tally: tally, until: stopDashboard)
                 }
             }
-            switch trial {
-            case .sustained, .crash, .batched:
-                // Open loop: Poisson arrivals at `rate`, each a job with its intended send time.
-                var random = SystemRandomNumberGenerator()
-                var next = started
-                let end = started + .milliseconds(Int(duration * 1000))
-                var index = 0
-                while next < end {
-                    try? await Task.sleep(until: next, clock: .continuous)
-                    let participant = Int.random(in: 0 ..< people.count, using: &random)
-                    let items = (0 ..< max(1, batch)).map { _ in itemMaker.next(for: records[participant]) }
-                    await queue.put(Job(participant: participant, items: items, batch: batch > 0, intended: next))
-                    index += 1
-                    let gap = -log(1 - Double.random(in: 0 ..< 1, using: &random)) / rate
-                    next = next + .microseconds(Int64(gap * 1e6))
-                }
-            case .backlog:
-                // Every laptop comes online at once with `backlogDays` of items in its outbox.
-                for participant in people.indices {
-                    var items: [Item] = []
-                    for day in 0 ..< backlogDays {
-                        for _ in 0 ..< walksPerDay { items.append(itemMaker.walk(index: participant * backlogDays + day)) }
-                        for _ in 0 ..< answersPerDay { items.append(itemMaker.answer(for: records[participant], dayOffset: day)) }
-                    }
-                    if batch > 0 {
-                        for start in stride(from: 0, to: items.count, by: batch) {
-                            await queue.put(Job(participant: participant, items: Array(items[start ..< min(items.count, start + batch)]), batch: true, intended: started))
-                        }
-                    } else {
-                        for item in items { await queue.put(Job(participant: participant, items: [item], batch: false, intended: started)) }
-                    }
-                }
-            }
+            try await enqueueArrivals(on: queue, records: records, itemMaker: &itemMaker, started: started)
             await queue.close()
             let drainDeadline = Task {
                 try await Task.sleep(for: .seconds(drainSeconds))
@@ -182,6 +150,45 @@ struct Run: AsyncParsableCommand {
         if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
         if let acknowledged {
             try (tally.state.withLock { $0.acknowledgedItems }.joined(separator: "\n") + "\n").write(toFile: acknowledged, atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// The trial's arrivals, put on the queue as they come: open-loop Poisson arrivals at `rate`,
+    /// each a job with its intended send time, or a backlog: every laptop online at once.
+    func enqueueArrivals(on queue: JobQueue, records: [ParticipantRecord], itemMaker: inout ItemMaker,
+                         started: ContinuousClock.Instant) async throws {
+        switch trial {
+        case .sustained, .crash, .batched:
+            // Open loop: Poisson arrivals at `rate`, each a job with its intended send time.
+            var random = SystemRandomNumberGenerator()
+            var next = started
+            let end = started + .milliseconds(Int(duration * 1000))
+            var index = 0
+            while next < end {
+                try? await Task.sleep(until: next, clock: .continuous)
+                let participant = Int.random(in: 0 ..< records.count, using: &random)
+                let items = (0 ..< max(1, batch)).map { _ in itemMaker.next(for: records[participant]) }
+                await queue.put(Job(participant: participant, items: items, batch: batch > 0, intended: next))
+                index += 1
+                let gap = -log(1 - Double.random(in: 0 ..< 1, using: &random)) / rate
+                next = next + .microseconds(Int64(gap * 1e6))
+            }
+        case .backlog:
+            // Every laptop comes online at once with `backlogDays` of items in its outbox.
+            for participant in records.indices {
+                var items: [Item] = []
+                for day in 0 ..< backlogDays {
+                    for _ in 0 ..< walksPerDay { items.append(itemMaker.walk(index: participant * backlogDays + day)) }
+                    for _ in 0 ..< answersPerDay { items.append(itemMaker.answer(for: records[participant], dayOffset: day)) }
+                }
+                if batch > 0 {
+                    for start in stride(from: 0, to: items.count, by: batch) {
+                        await queue.put(Job(participant: participant, items: Array(items[start ..< min(items.count, start + batch)]), batch: true, intended: started))
+                    }
+                } else {
+                    for item in items { await queue.put(Job(participant: participant, items: [item], batch: false, intended: started)) }
+                }
+            }
         }
     }
 
