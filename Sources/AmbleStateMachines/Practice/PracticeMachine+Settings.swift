@@ -18,9 +18,9 @@ extension PracticeMachine {
         guard press.isSelect else { return [] }
         switch selected {
         case .setting(let setting):
-            let editor = SettingEditor(setting, values: values)
-            state = .editing(editor, entry: selected)
-            return .tick(showing: editor.screen)
+            let choices = setting.key.menuChoices(values)
+            state = .editing(choices, entry: selected)
+            return .tick(showing: .choice(choices))
         case .pairLaptop:
             state = .menu(selected: .settings)
             return [.link(.openPairing)]
@@ -32,21 +32,22 @@ extension PracticeMachine {
         }
     }
 
-    mutating func editorPressed(_ press: Press, _ editor: SettingEditor, entry: SettingsMenu.Entry) -> [PracticeAction] {
+    /// A setting's values: the one chosen goes into `values` typed, and its text to the store.
+    mutating func editorPressed(_ press: Press, _ choices: SettingChoices, entry: SettingsMenu.Entry) -> [PracticeAction] {
         if press.isNext || press.event == .longPressed(.next) {
             // A long press of next jumps ten values (height, weight).
-            var editor = editor
-            editor.move(by: press.isNext ? 1 : 10)
-            state = .editing(editor, entry: entry)
-            return .tick(showing: editor.screen)
+            var choices = choices
+            choices.move(by: press.isNext ? 1 : 10)
+            state = .editing(choices, entry: entry)
+            return .tick(showing: .choice(choices))
         }
         if press.goesBack {
             state = .settings(selected: entry)
             return .tick(showing: settingsScreen(selected: entry))
         }
         guard press.isSelect else { return [] }
-        let stored = editor.choose(into: &values)
+        let stored = choices.choose(into: &values)
         state = .settings(selected: entry)
-        return [.saveSetting(editor.setting, stored)] + .confirm(showing: settingsScreen(selected: entry))
+        return [.saveSetting(choices.setting, stored)] + .confirm(showing: settingsScreen(selected: entry))
     }
 }

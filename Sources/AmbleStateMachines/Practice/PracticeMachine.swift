@@ -114,7 +114,7 @@ public struct PracticeMachine: Sendable {
         /// A message until any press (or a few seconds), then the menu at `then`.
         case notice(secondsLeft: Int, then: MenuItem = .calibrate)
         case settings(selected: SettingsMenu.Entry)
-        case editing(SettingEditor, entry: SettingsMenu.Entry)
+        case editing(SettingChoices, entry: SettingsMenu.Entry)
         case reminder(text: String, selected: ReminderChoice, secondsLeft: Int)
     }
 
@@ -201,7 +201,7 @@ public struct PracticeMachine: Sendable {
             return [.show(menuScreen(selected: then))]
         case .summary(let pages, let page, _): return [.show(pages[page])]
         case .settings(let selected): return [.show(settingsScreen(selected: selected))]
-        case .editing(let editor, _): return [.show(editor.screen)]
+        case .editing(let choices, _): return [.show(.choice(choices))]
         case .reminder(let text, let selected, _): return [.show(.choice(title: text, selected: selected))]
         default: return []
         }
@@ -255,7 +255,7 @@ public struct PracticeMachine: Sendable {
         case .endingWalk(let walk, let selected, _): return endQuestionPressed(press, walk, selected: selected)
         case .confirmingDiscard(let walk, _): return discardQuestionPressed(press, walk)
         case .settings(let selected): return settingsPressed(press, selected: selected)
-        case .editing(let editor, let entry): return editorPressed(press, editor, entry: entry)
+        case .editing(let choices, let entry): return editorPressed(press, choices, entry: entry)
         case .reminder(let text, let selected, _): return reminderPressed(press, text: text, selected: selected)
         }
     }
