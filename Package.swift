@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Already Hummingbird's: named for the server's background job worker (a Service).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // MARK: System libraries (Debian 12: libgpiod-dev 1.6, libi2c-dev)
@@ -158,6 +160,7 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),   // the study file as participants get it
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         /// The study server's upload latency on loopback (scripts/bench-server); not shipped.
         .executableTarget(name: "bench-server", dependencies: [

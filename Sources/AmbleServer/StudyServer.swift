@@ -24,15 +24,19 @@ public struct StudyServer: Sendable {
         /// Whether the researcher's login cookie is marked Secure (sent over HTTPS only): true
         /// but for plain HTTP on loopback (`serve --insecure-loopback`), where it could not be sent back.
         public var secureCookies: Bool
+        /// Whether this process runs a worker for the `jobs` table (docs/server-operations.md,
+        /// "Background jobs"); every process of a deployment may.
+        public var runsJobs: Bool
 
         public init(now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                     rateLimitBurst: Double = 120, rateLimitPerSecond: Double = 4,
-                    maxItemBytes: Int = StudyAPILimits.maxItemBytes, secureCookies: Bool = true) {
+                    maxItemBytes: Int = StudyAPILimits.maxItemBytes, secureCookies: Bool = true, runsJobs: Bool = true) {
             self.now = now
             self.rateLimitBurst = rateLimitBurst
             self.rateLimitPerSecond = rateLimitPerSecond
             self.maxItemBytes = maxItemBytes
             self.secureCookies = secureCookies
+            self.runsJobs = runsJobs
         }
     }
 
@@ -73,6 +77,10 @@ public struct StudyServer: Sendable {
         let client = client
         let logger = logger
         app.beforeServerStarts(perform: { try await Migrator.migrate(client, logger: logger) })
+        if self.configuration.runsJobs {
+            app.addServices(JobWorker(queue: JobQueue(client: client, logger: logger), work: ServerJobs.work(logger: logger),
+                                      now: self.configuration.now, prepare: { try await Migrator.migrate(client, logger: logger) }))
+        }
         return app
     }
 }

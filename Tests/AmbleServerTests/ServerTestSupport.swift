@@ -100,7 +100,7 @@ struct ServerFixture: Sendable {
 
     /// Runs `body` against a server on a fresh database with one study.
     static func run(_ definition: StudyDefinition = studyDefinition(),
-                    configuration: @escaping @Sendable (ManualClock) -> StudyServer.Configuration = { clock in .init(now: { clock.now }) },
+                    configuration: @escaping @Sendable (ManualClock) -> StudyServer.Configuration = { clock in .init(now: { clock.now }, runsJobs: false) },
                     _ body: @Sendable (ServerFixture) async throws -> Void) async throws {
         try await TestDatabase.withFresh { url in
             let clock = ManualClock(start)
@@ -150,6 +150,15 @@ struct ServerFixture: Sendable {
         let headers: HTTPFields = [.authorization: "Bearer \(token)", HTTPField.Name(StudyAPI.digestHeader)!: digest ?? Digest.sha256Hex(bytes),
                                    .contentType: "application/octet-stream"]
         return try await client.execute(uri: "/v1/items/\(kind)/\(id)", method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
+    }
+
+    /// Runs a background job's work as the worker does, in one transaction (ServerJobs).
+    func runJob(_ work: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+        try await database.withConnection { connection in
+            try await connection.query("BEGIN", logger: TestDatabase.logger)
+            try await work(connection)
+            try await connection.query("COMMIT", logger: TestDatabase.logger)
+        }
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
