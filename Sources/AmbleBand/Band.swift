@@ -253,9 +253,11 @@ public final class Band {
                 recorder.save(calibration)
             case .restartSeconds:
                 nextSecond = hardware.clock.nowSeconds + 1
-            case .saveSetting(let setting, let value):
-                recorder.save(setting, value)
-                apply(setting, value)
+            case .saveSetting(let setting, let stored):
+                // Chosen on the band: the practice holds the typed value; the text is the store's.
+                recorder.save(setting, stored)
+                practice.settingsChanged()
+                follow(setting)
             case .link(let request):
                 performLink(practice.linkRequested(request, now: now), now: now)
             case .metronome(let period):
@@ -286,7 +288,7 @@ public final class Band {
             case .deleteAllAnswer(let accepted):
                 if accepted && recorder.wipe() {
                     practice.wiped(values: (try? store.settingValues()) ?? BandSettingValues())
-                    apply(.consentHeartRate, practice.machine.values.heartRateConsent ? "on" : "off")
+                    follow(.consentHeartRate)
                 }
                 link?.deleteAllAnswered(accepted: accepted)
             case .forgetLaptops:
@@ -383,28 +385,34 @@ extension Band {
     /// Starts raw capture for the session under way, if one is and none runs.
     func startRawCapture() { sessions.startRawCapture(signals: &signals) }
 
-    /// A setting changed, on the band's menu or from a laptop (already stored): every part
+    /// A laptop set a setting (already stored): its text is read once, here, and every part
     /// that depends on it follows at once.
-    func apply(_ setting: BandSetting, _ value: String) {
-        practice.apply(setting, value)
+    func apply(_ setting: BandSetting, _ text: String) {
+        practice.apply(setting, text)
+        follow(setting)
+    }
+
+    /// A setting changed, on the band's menu or from a laptop: every part that depends on it
+    /// follows, reading its typed value from the practice.
+    func follow(_ setting: BandSetting) {
+        let values = practice.machine.values
         switch setting {
         case .heightCentimeters:
-            let meters = (Double(value) ?? 170) / 100
+            let meters = Double(values.heightCentimeters) / 100
             signals.wearer.heightMeters = meters
             practice.setDefaultStepLength(GaitModel.defaultStepLengthMeters(heightMeters: meters))
         case .weightKilograms:
-            signals.wearer.weightKilograms = Double(value) ?? 70
+            signals.wearer.weightKilograms = Double(values.weightKilograms)
         case .retentionDays:
             recorder.pruneSoon()
         case .goalProgress:
             // Shown over the menu: draw it now if the menu is on screen.
             if case .menu = practice.screen { perform(practice.redraw(), now: hardware.clock.nowSeconds) }
         case .consentHeartRate:
-            let consent = value == "on"
-            signals.heartRateConsent = consent
-            hardware.heartRateSensor?.setEnabled(consent)
+            signals.heartRateConsent = values.heartRateConsent
+            hardware.heartRateSensor?.setEnabled(values.heartRateConsent)
         case .consentRawCapture:
-            if value == "on" {
+            if values.rawCaptureConsent {
                 startRawCapture()
             } else if let capture = signals.rawCapture {
                 // Withdrawn: nothing more is taken, not even the samples not yet stored; what
