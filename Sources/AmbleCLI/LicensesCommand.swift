@@ -100,6 +100,14 @@ struct ThirdPartyComponent: Equatable {
             name: "swift-http-types", license: "Apache-2.0", source: "https://github.com/apple/swift-http-types",
             licenseURL: "https://github.com/apple/swift-http-types/blob/main/LICENSE.txt", usedFor: "amble-server's requests and answers"),
         ThirdPartyComponent(
+            name: "swift-service-lifecycle", license: "Apache-2.0", source: "https://github.com/swift-server/swift-service-lifecycle",
+            licenseURL: "https://github.com/swift-server/swift-service-lifecycle/blob/main/LICENSE.txt",
+            usedFor: "amble-server's background job worker beside its HTTP server"),
+        ThirdPartyComponent(
+            name: "hdrhistogram-swift", license: "Apache-2.0", source: "https://github.com/HdrHistogram/hdrhistogram-swift",
+            licenseURL: "https://github.com/HdrHistogram/hdrhistogram-swift/blob/main/LICENSE",
+            usedFor: "amble-server-load's latency histograms (a load generator, not shipped)", use: .tests),
+        ThirdPartyComponent(
             name: "swift-property-based", license: "MIT", source: "https://github.com/x-sheep/swift-property-based",
             licenseURL: "https://github.com/x-sheep/swift-property-based/blob/main/LICENSE",
             usedFor: "property-based tests of the state machines", use: .tests),
