@@ -74,6 +74,9 @@ let package = Package(
         ]),
         /// Session values shared by both stores and the sync protocol.
         .target(name: "AmbleModel"),
+        /// A TOML 1.0 reader (and writer) of its own, for board and study files: errors with line
+        /// and column instead of traps, bounded depth and size; no Foundation, no dependency.
+        .target(name: "AmbleTOML"),
 
         // MARK: Storage and sync
         /// The session tables both stores share, and their row mapping (GRDB on the system SQLite).
@@ -238,6 +241,9 @@ let package = Package(
         ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel"]),
+        /// The TOML reader against its own fixtures and, where ../shared is beside the checkout,
+        /// the TOML project's conformance suite (toml-test).
+        .testTarget(name: "AmbleTOMLTests", dependencies: ["AmbleTOML"], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
         /// The laptop's domain rules alone (AmbleCompanion): the study file's server keys, allocation.
         .testTarget(name: "AmbleCompanionTests", dependencies: [
