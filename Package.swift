@@ -16,7 +16,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
@@ -109,7 +108,7 @@ let package = Package(
 
         // MARK: Composition
         /// Board files (`boards/*.toml`) parsed into a checked `BoardConfiguration`.
-        .target(name: "AmbleBoard", dependencies: ["AmbleModel", "AmbleLinux", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "AmbleBoard", dependencies: ["AmbleModel", "AmbleLinux", "AmbleTOML"]),
         /// The band: builds itself from a board file and runs the sampling loop.
         .target(name: "AmbleBand", dependencies: [
             "AmbleHardware", "AmbleLinux", "AmbleLinuxHardware", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
@@ -117,12 +116,11 @@ let package = Package(
             "AmbleBoard", .product(name: "Logging", package: "swift-log"),
         ]),
         /// The laptop's domain rules, one implementation for `amble` and the study server: study
-        /// files (TOMLKit) and their due rules, the survey as a state machine, goals and
+        /// files (AmbleTOML) and their due rules, the survey as a state machine, goals and
         /// challenges, exports (CSV, Open mHealth, TCX, FIT) and reports (HTML, SVG), as pure
         /// functions of sessions, answers, now and the time zone.
         .target(name: "AmbleCompanion", dependencies: [
-            "AmbleModel", "AmbleCompanionStore", "AmbleLinux", "AmbleVersion",
-            .product(name: "TOMLKit", package: "TOMLKit"),   // study files (Study/)
+            "AmbleModel", "AmbleCompanionStore", "AmbleLinux", "AmbleVersion", "AmbleTOML",
         ]),
         /// The companion's commands (`amble ...`).
         .target(name: "AmbleCLI", dependencies: [
@@ -160,7 +158,7 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "TOMLKit", package: "TOMLKit"),   // the study file as participants get it
+            "AmbleTOML",   // the study file as participants get it
         ]),
         /// The study server's upload latency on loopback (scripts/bench-server); not shipped.
         .executableTarget(name: "bench-server", dependencies: [
@@ -240,7 +238,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
-        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel"]),
+        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel", "AmbleTOML"]),
         /// The TOML reader against its own fixtures and, where ../shared is beside the checkout,
         /// the TOML project's conformance suite (toml-test).
         .testTarget(name: "AmbleTOMLTests", dependencies: ["AmbleTOML"], exclude: ["Fixtures"]),

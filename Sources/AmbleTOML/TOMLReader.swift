@@ -4,19 +4,32 @@
 /// arrays, so the work and memory grow with the text's length only (each byte is looked at a
 /// bounded number of times; see docs/packaging.md for the measured figures).
 public struct TOMLReader: Sendable {
-    /// The most text read, bytes: 1 MiB by default (twice the largest study file Amble takes).
+    /// The most text read, bytes: 16 MiB by default. The files Amble reads are refused unread
+    /// well below it (a board file over 64 KiB, a study file over 512 KiB); this bounds text
+    /// handed over by other means.
     public var maximumBytes: Int
     /// The deepest nesting of tables and arrays, counting every dotted key's part: 32 by
     /// default (a board file nests 2 deep, a study file 3). Reading recurses once per level.
     public var maximumDepth: Int
 
-    public init(maximumBytes: Int = 1 << 20, maximumDepth: Int = 32) {
+    public init(maximumBytes: Int = 16 << 20, maximumDepth: Int = 32) {
         self.maximumBytes = maximumBytes
         self.maximumDepth = maximumDepth
     }
 
     public func read(_ text: String) throws(TOMLError) -> TOMLTable {
         try read(bytes: Array(text.utf8))
+    }
+
+    /// Where the first byte that is not UTF-8 is (RFC 3629); nil for UTF-8 text.
+    public static func invalidUTF8Position(in bytes: [UInt8]) -> TOMLPosition? {
+        var parser = TOMLParser(bytes, maximumDepth: 0)
+        do {
+            try parser.checkEncoding()
+            return nil
+        } catch {
+            return error.position
+        }
     }
 
     /// Reads UTF-8 bytes (a leading byte-order mark is skipped).

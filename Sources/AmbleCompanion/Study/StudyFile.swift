@@ -1,6 +1,6 @@
 import AmbleLinux
 import AmbleModel
-import TOMLKit
+import AmbleTOML
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -50,7 +50,7 @@ public enum StudyFile {
             throw StudyFileError(file: path, line: nil, key: nil, message: message)
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            let line = TOMLText.problem(in: String(decoding: data, as: UTF8.self))?.line
+            let line = TOMLReader.invalidUTF8Position(in: data)?.line
             throw StudyFileError(file: path, line: line, key: nil, message: "holds bytes that are not UTF-8 text; save the file as UTF-8")
         }
         return text
@@ -70,16 +70,10 @@ public enum StudyFile {
             root = try json.document()
             lines = StudyKeyLines(lines: json.lines)
         } else {
-            // TOMLKit's parser stops the process on some text that is not TOML (see TOMLText).
-            if let problem = TOMLText.problem(in: text) {
-                throw StudyFileError(file: file, line: problem.line, key: nil, message: "not valid TOML: line \(problem.line) \(problem.message)")
-            }
             do {
-                root = try TOMLTable(string: text)
-            } catch let error as TOMLParseError {
-                throw StudyFileError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
+                root = try TOMLReader().read(text)
             } catch {
-                throw StudyFileError(file: file, line: 1, key: nil, message: "not valid TOML: \(printableText("\(error)", maximum: 200))")
+                throw StudyFileError(file: file, line: error.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
             }
             lines = StudyKeyLines(text: text)
         }
