@@ -212,10 +212,11 @@ let package = Package(
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
         /// Every parser of outside input as a function of bytes (frames, messages, the band's
-        /// connection, session data and the store's import, board files, recordings), for
+        /// connection, session data and the store's import, board files and TOML, recordings), for
         /// libFuzzer (scripts/fuzz) and for the tests that replay the kept corpus and crashes.
         .target(name: "AmbleFuzzTargets", dependencies: [
             "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel", "AmbleCLI", "AmbleCompanion", "AmbleServer",
+            "AmbleTOML",
         ]),
         /// libFuzzer's entry when built by scripts/fuzz (-sanitize=fuzzer -DAMBLE_FUZZ), else
         /// `amble-fuzz TARGET FILE...` replays inputs.
