@@ -209,6 +209,8 @@ let package = Package(
         .executableTarget(name: "bench-study-upload", dependencies: [
             "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleLinux",
         ]),
+        /// The cost of reading board and study files (scripts/bench-toml); not a test.
+        .executableTarget(name: "bench-toml", dependencies: ["AmbleBoard", "AmbleLinux", "AmbleTOML"]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
         /// Every parser of outside input as a function of bytes (frames, messages, the band's

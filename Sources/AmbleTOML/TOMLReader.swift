@@ -579,11 +579,15 @@ private struct TOMLParser {
         index += 1
         guard let e = peek() else { throw fail("a string ends after a backslash; write \\\\ for a backslash", at: at) }
         index += 1
-        let simple: [UInt8: UInt8] = [
-            UInt8(ascii: "b"): 0x08, UInt8(ascii: "t"): 0x09, UInt8(ascii: "n"): 0x0A, UInt8(ascii: "f"): 0x0C,
-            UInt8(ascii: "r"): 0x0D, .quote: .quote, .backslash: .backslash,
-        ]
-        if let byte = simple[e] { out.append(byte); return }
+        switch e {
+        case UInt8(ascii: "b"): out.append(0x08); return
+        case UInt8(ascii: "t"): out.append(0x09); return
+        case UInt8(ascii: "n"): out.append(0x0A); return
+        case UInt8(ascii: "f"): out.append(0x0C); return
+        case UInt8(ascii: "r"): out.append(0x0D); return
+        case .quote, .backslash: out.append(e); return
+        default: break
+        }
         guard e == UInt8(ascii: "u") || e == UInt8(ascii: "U") else {
             throw fail("\\\(e < 0x80 && !e.isControl ? String(UnicodeScalar(e)) : "") is not an escape TOML knows (\\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX); write \\\\ for a backslash", at: at)
         }
@@ -729,8 +733,8 @@ private struct TOMLParser {
             }
             return out
         }
-        if first == UInt8(ascii: "0"), body.count > 2, let radixLetter = body.dropFirst().first,
-           let radix = [UInt8(ascii: "x"): 16, UInt8(ascii: "o"): 8, UInt8(ascii: "b"): 2][radixLetter] {
+        let radixLetter = body.count > 2 && first == UInt8(ascii: "0") ? body[body.startIndex + 1] : 0
+        if let radix = radixLetter == UInt8(ascii: "x") ? 16 : radixLetter == UInt8(ascii: "o") ? 8 : radixLetter == UInt8(ascii: "b") ? 2 : nil {
             guard token.first != .plus && token.first != .minus else {
                 throw fail("\(shownToken(token)): a hexadecimal, octal or binary number takes no sign", at: start)
             }
