@@ -15,6 +15,9 @@ public enum BoardFile {
     /// memory (docs/packaging.md gives the measured figures), and a larger one is refused unread
     /// (with TOMLKit, a 50 MB file cost 891 MB).
     public static let maximumBytes = 64 * 1024
+    /// The most values a board file may hold: 2,000 (boards/*.toml hold 30-60), so that reading
+    /// one costs at most about 0.6 MB whatever it holds (docs/packaging.md).
+    public static let maximumValues = 2000
 
     /// Reads the board file at `path`.
     public static func load(path: String) throws(BoardError) -> BoardConfiguration {
@@ -36,7 +39,7 @@ public enum BoardFile {
     public static func parse(text: String, file: String) throws(BoardError) -> BoardConfiguration {
         let table: TOMLTable
         do {
-            table = try TOMLReader().read(text)
+            table = try TOMLReader(maximumValues: maximumValues).read(text)
         } catch {
             throw BoardError(file: file, line: error.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
         }

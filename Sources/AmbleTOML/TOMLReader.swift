@@ -1,8 +1,9 @@
 /// Reads TOML 1.0 text (toml.io/en/v1.0.0) into a `TOMLTable`, or says where and why it
 /// cannot: every problem is a `TOMLError` with the line and column, never a trap. Bounded for
-/// text from anyone: at most `maximumBytes` of text and `maximumDepth` levels of tables and
-/// arrays, so the work and memory grow with the text's length only (each byte is looked at a
-/// bounded number of times; see docs/packaging.md for the measured figures).
+/// text from anyone: at most `maximumBytes` of text, `maximumDepth` levels of tables and arrays
+/// and `maximumValues` values, so the work grows with the text's length only (each byte is
+/// looked at a bounded number of times) and the memory with the values kept (about 300 bytes
+/// each at most; docs/packaging.md gives the measured figures).
 public struct TOMLReader: Sendable {
     /// The most text read, bytes: 16 MiB by default. The files Amble reads are refused unread
     /// well below it (a board file over 64 KiB, a study file over 512 KiB); this bounds text
@@ -11,10 +12,15 @@ public struct TOMLReader: Sendable {
     /// The deepest nesting of tables and arrays, counting every dotted key's part: 32 by
     /// default (a board file nests 2 deep, a study file 3). Reading recurses once per level.
     public var maximumDepth: Int
+    /// The most values read (each key's value, each array element, each table and each part of
+    /// a dotted key counted): 100,000 by default. A board file holds about 40, a large study a
+    /// few thousand; the band reads its board with a lower bound (`BoardFile`).
+    public var maximumValues: Int
 
-    public init(maximumBytes: Int = 16 << 20, maximumDepth: Int = 32) {
+    public init(maximumBytes: Int = 16 << 20, maximumDepth: Int = 32, maximumValues: Int = 100_000) {
         self.maximumBytes = maximumBytes
         self.maximumDepth = maximumDepth
+        self.maximumValues = maximumValues
     }
 
     public func read(_ text: String) throws(TOMLError) -> TOMLTable {
@@ -23,7 +29,7 @@ public struct TOMLReader: Sendable {
 
     /// Where the first byte that is not UTF-8 is (RFC 3629); nil for UTF-8 text.
     public static func invalidUTF8Position(in bytes: [UInt8]) -> TOMLPosition? {
-        var parser = TOMLParser(bytes, maximumDepth: 0)
+        var parser = TOMLParser(bytes, maximumDepth: 0, maximumValues: 0)
         do {
             try parser.checkEncoding()
             return nil
@@ -37,7 +43,7 @@ public struct TOMLReader: Sendable {
         guard bytes.count <= maximumBytes else {
             throw TOMLError(TOMLPosition(line: 1, column: 1), "the text holds \(bytes.count) bytes, more than the \(maximumBytes) read here")
         }
-        var parser = TOMLParser(bytes, maximumDepth: maximumDepth)
+        var parser = TOMLParser(bytes, maximumDepth: maximumDepth, maximumValues: maximumValues)
         return try parser.document()
     }
 }
@@ -122,6 +128,9 @@ private extension UInt8 {
 private struct TOMLParser {
     let bytes: [UInt8]
     let maximumDepth: Int
+    let maximumValues: Int
+    /// Values, tables and key parts read so far.
+    var values = 0
     var index = 0
     var line = 1
     var lineStart = 0
@@ -130,9 +139,18 @@ private struct TOMLParser {
     var columnOffset = 0
     var column = 1
 
-    init(_ bytes: [UInt8], maximumDepth: Int) {
+    init(_ bytes: [UInt8], maximumDepth: Int, maximumValues: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.maximumValues = maximumValues
+    }
+
+    /// Counts `n` more values, refusing the text past `maximumValues`.
+    mutating func count(_ n: Int) throws(TOMLError) {
+        values += n
+        guard values <= maximumValues else {
+            throw fail("more than \(maximumValues) values and tables; a board file holds about 40, a large study a few thousand")
+        }
     }
 
     // MARK: Positions and errors
@@ -318,6 +336,7 @@ private struct TOMLParser {
         }
         index += isArray ? 2 : 1
         guard parts.count + 1 <= maximumDepth else { throw tooDeep(at) }
+        try count(parts.count)
         var table = root
         for (name, keyAt) in parts.dropLast() {
             switch table.slots[name] {
@@ -387,6 +406,7 @@ private struct TOMLParser {
 
     /// Sets a dotted key's value, making the tables on its way.
     mutating func assign(_ parts: [(String, TOMLPosition)], _ value: TOMLValue, at: TOMLPosition, into table: Node) throws(TOMLError) {
+        try count(parts.count - 1)
         var table = table
         for (name, keyAt) in parts.dropLast() {
             switch table.slots[name] {
@@ -431,6 +451,7 @@ private struct TOMLParser {
 
     mutating func value(depth: Int) throws(TOMLError) -> TOMLValue {
         guard let b = peek() else { throw fail("a key without a value: write one after =") }
+        try count(1)
         switch b {
         case .quote, .apostrophe:
             if peek(1) == b && peek(2) == b { return .string(try multiLineString()) }

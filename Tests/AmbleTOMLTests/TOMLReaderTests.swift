@@ -67,6 +67,12 @@ struct TOMLReaderTests {
             let error = #expect(throws: TOMLError.self) { try reader.read(text) }
             #expect(error?.message.contains("nest more than 8 deep") == true, "\(text): \(error?.description ?? "")")
         }
+        let many = TOMLReader(maximumValues: 6)
+        #expect(throws: Never.self) { try many.read("a = 1\nb = [2, 3]\n[t]\nc = 4") }
+        for text in ["a = 1\nb = [2, 3, 4]\n[t]\nc = 5", "a.b.c.d = 1\n[t.u.v]", "[[t]]\n[[t]]\n[[t]]\n[[t]]\n[[t]]\n[[t]]\n[[t]]"] {
+            let error = #expect(throws: TOMLError.self) { try many.read(text) }
+            #expect(error?.message.hasPrefix("more than 6 values and tables") == true, "\(text): \(error?.description ?? "")")
+        }
         let big = #expect(throws: TOMLError.self) { try reader.read(String(repeating: "#", count: 1001)) }
         #expect(big?.message == "the text holds 1001 bytes, more than the 1000 read here")
         // The defaults: 32 levels deep, 16 MiB.

@@ -35,6 +35,9 @@ public enum StudyFile {
     /// empty objects; docs/robustness.md), so a file at the limit costs tens of megabytes on the
     /// laptop, and a larger one is refused unread.
     static let maximumBytes = 512 * 1024
+    /// The most values a study file in TOML may hold: 20,000, several times a large study
+    /// (docs/study-example.toml holds about 150), so that reading one costs at most some 6 MB.
+    static let maximumValues = 20_000
 
     static func load(path: String) throws(StudyFileError) -> Study {
         try parse(text: read(path: path), file: path)
@@ -71,7 +74,7 @@ public enum StudyFile {
             lines = StudyKeyLines(lines: json.lines)
         } else {
             do {
-                root = try TOMLReader().read(text)
+                root = try TOMLReader(maximumValues: maximumValues).read(text)
             } catch {
                 throw StudyFileError(file: file, line: error.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
             }
