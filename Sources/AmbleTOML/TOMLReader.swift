@@ -85,6 +85,13 @@ private final class Node {
         slots[key] = slot
     }
 
+    /// A new table of `kind` under `key`, one level deeper.
+    func addTable(_ key: String, _ kind: Kind, at position: TOMLPosition) -> Node {
+        let node = Node(kind, at: position, depth: depth + 1)
+        add(key, .table(node, key: position))
+        return node
+    }
+
     func frozen() -> TOMLTable {
         var table = TOMLTable(position: position)
         for key in keys {
@@ -341,9 +348,7 @@ private struct TOMLParser {
         for (name, keyAt) in parts.dropLast() {
             switch table.slots[name] {
             case nil:
-                let node = Node(.implicit, at: keyAt, depth: table.depth + 1)
-                table.add(name, .table(node, key: keyAt))
-                table = node
+                table = table.addTable(name, .implicit, at: keyAt)
             case let .table(node, _)?:
                 table = node
             case let .tables(array, _)?:
@@ -411,9 +416,7 @@ private struct TOMLParser {
         for (name, keyAt) in parts.dropLast() {
             switch table.slots[name] {
             case nil:
-                let node = Node(.dotted, at: keyAt, depth: table.depth + 1)
-                table.add(name, .table(node, key: keyAt))
-                table = node
+                table = table.addTable(name, .dotted, at: keyAt)
             case let .table(node, _)? where node.kind == .dotted || node.kind == .implicit:
                 node.kind = .dotted
                 table = node
