@@ -16,7 +16,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
@@ -78,6 +77,9 @@ let package = Package(
         ]),
         /// Session values shared by both stores and the sync protocol.
         .target(name: "AmbleModel"),
+        /// A TOML 1.0 reader (and writer) of its own, for board and study files: errors with line
+        /// and column instead of traps, bounded depth and size; no Foundation, no dependency.
+        .target(name: "AmbleTOML"),
 
         // MARK: Storage and sync
         /// The session tables both stores share, and their row mapping (GRDB on the system SQLite).
@@ -110,7 +112,7 @@ let package = Package(
 
         // MARK: Composition
         /// Board files (`boards/*.toml`) parsed into a checked `BoardConfiguration`.
-        .target(name: "AmbleBoard", dependencies: ["AmbleModel", "AmbleLinux", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "AmbleBoard", dependencies: ["AmbleModel", "AmbleLinux", "AmbleTOML"]),
         /// The band: builds itself from a board file and runs the sampling loop.
         .target(name: "AmbleBand", dependencies: [
             "AmbleHardware", "AmbleLinux", "AmbleLinuxHardware", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
@@ -118,12 +120,11 @@ let package = Package(
             "AmbleBoard", .product(name: "Logging", package: "swift-log"),
         ]),
         /// The laptop's domain rules, one implementation for `amble` and the study server: study
-        /// files (TOMLKit) and their due rules, the survey as a state machine, goals and
+        /// files (AmbleTOML) and their due rules, the survey as a state machine, goals and
         /// challenges, exports (CSV, Open mHealth, TCX, FIT) and reports (HTML, SVG), as pure
         /// functions of sessions, answers, now and the time zone.
         .target(name: "AmbleCompanion", dependencies: [
-            "AmbleModel", "AmbleCompanionStore", "AmbleLinux", "AmbleVersion",
-            .product(name: "TOMLKit", package: "TOMLKit"),   // study files (Study/)
+            "AmbleModel", "AmbleCompanionStore", "AmbleLinux", "AmbleVersion", "AmbleTOML",
         ]),
         /// The companion's commands (`amble ...`).
         .target(name: "AmbleCLI", dependencies: [
@@ -161,7 +162,7 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "TOMLKit", package: "TOMLKit"),   // the study file as participants get it
+            "AmbleTOML",   // the study file as participants get it
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         /// The study server's upload latency on loopback (scripts/bench-server); not shipped.
@@ -222,13 +223,16 @@ let package = Package(
         .executableTarget(name: "bench-study-upload", dependencies: [
             "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleLinux",
         ]),
+        /// The cost of reading board and study files (scripts/bench-toml); not a test.
+        .executableTarget(name: "bench-toml", dependencies: ["AmbleBoard", "AmbleLinux", "AmbleTOML"]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
         /// Every parser of outside input as a function of bytes (frames, messages, the band's
-        /// connection, session data and the store's import, board files, recordings), for
+        /// connection, session data and the store's import, board files and TOML, recordings), for
         /// libFuzzer (scripts/fuzz) and for the tests that replay the kept corpus and crashes.
         .target(name: "AmbleFuzzTargets", dependencies: [
             "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel", "AmbleCLI", "AmbleCompanion", "AmbleServer",
+            "AmbleTOML",
         ]),
         /// libFuzzer's entry when built by scripts/fuzz (-sanitize=fuzzer -DAMBLE_FUZZ), else
         /// `amble-fuzz TARGET FILE...` replays inputs.
@@ -254,7 +258,10 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
-        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel"]),
+        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel", "AmbleTOML"]),
+        /// The TOML reader against its own fixtures and, where ../shared is beside the checkout,
+        /// the TOML project's conformance suite (toml-test).
+        .testTarget(name: "AmbleTOMLTests", dependencies: ["AmbleTOML"], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
         /// The laptop's domain rules alone (AmbleCompanion): the study file's server keys, allocation.
         .testTarget(name: "AmbleCompanionTests", dependencies: [

@@ -53,12 +53,6 @@ struct ThirdPartyComponent: Equatable {
             name: "GRDB.swift", license: "MIT", source: "https://github.com/groue/GRDB.swift",
             licenseURL: "https://github.com/groue/GRDB.swift/blob/master/LICENSE", usedFor: "both stores, over SQLite"),
         ThirdPartyComponent(
-            name: "TOMLKit", license: "MIT", source: "https://github.com/LebJe/TOMLKit",
-            licenseURL: "https://github.com/LebJe/TOMLKit/blob/main/LICENSE", usedFor: "reading board files"),
-        ThirdPartyComponent(
-            name: "toml++ (in TOMLKit)", license: "MIT", source: "https://github.com/marzer/tomlplusplus",
-            licenseURL: "https://github.com/marzer/tomlplusplus/blob/master/LICENSE", usedFor: "TOMLKit's parser"),
-        ThirdPartyComponent(
             name: "swift-numerics", license: "Apache-2.0", source: "https://github.com/apple/swift-numerics",
             licenseURL: "https://github.com/apple/swift-numerics/blob/main/LICENSE.txt", usedFor: "signal processing maths"),
         ThirdPartyComponent(

@@ -90,6 +90,12 @@ struct CLIConventionsTests {
             #expect(names.contains { $0.hasPrefix(library) }, "\(library) is listed")
         }
         #expect(names.contains("sqlite"), "GRDB's SQLite is listed")
+        // And no package listed that Package.swift no longer names (one carried inside another
+        // is named "X (in Y)" or "X (for Y)"; the toolchain's own are swiftlang's).
+        for component in ThirdPartyComponent.all where component.source.hasPrefix("https://github.com/") && !component.name.contains("(")
+            && !component.source.hasPrefix("https://github.com/swiftlang/") {
+            #expect(urls.contains { $0.hasPrefix(component.source) }, "\(component.name) is listed, but Package.swift does not depend on it")
+        }
         for component in ThirdPartyComponent.all {
             #expect(!component.license.isEmpty && component.licenseURL.hasPrefix("https://"), "\(component.name)")
         }
