@@ -46,14 +46,22 @@ public struct StudyServer: Sendable {
         }
     }
 
+    /// The participants' pool: joins, uploads, tokens, the study's state.
     public let client: PostgresClient
+    /// The researchers' pool (login, their studies, dashboards, exports) and the job worker's:
+    /// apart from `client`, so that a researcher's page never queues behind hundreds of uploads
+    /// waiting for a connection (docs/server-operations.md, "Connections"). The same client
+    /// as `client` when none of its own is given.
+    public let researcherClient: PostgresClient
     public let tokens: AccessTokens
     public let configuration: Configuration
     public let logger: Logger
     let rateLimiter: RateLimiter
 
-    public init(client: PostgresClient, signingKey: Curve25519.Signing.PrivateKey, configuration: Configuration = .init(), logger: Logger) {
+    public init(client: PostgresClient, researcherClient: PostgresClient? = nil, signingKey: Curve25519.Signing.PrivateKey,
+                configuration: Configuration = .init(), logger: Logger) {
         self.client = client
+        self.researcherClient = researcherClient ?? client
         self.tokens = AccessTokens(key: signingKey)
         self.configuration = configuration
         self.logger = logger
@@ -81,7 +89,8 @@ public struct StudyServer: Sendable {
         var app = Application(router: router, server: server, configuration: configuration,
                               onServerRunning: onServerRunning, logger: logger)
         app.addServices(client)
-        let client = client
+        if researcherClient !== client { app.addServices(researcherClient) }
+        let client = researcherClient
         let logger = logger
         app.beforeServerStarts(perform: { try await Migrator.migrate(client, logger: logger) })
         if self.configuration.runsJobs {

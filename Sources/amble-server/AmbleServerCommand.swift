@@ -87,6 +87,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Serve plain HTTP; allowed only when --listen is a loopback address (for tests and demos).")
     var insecureLoopback = false
 
+    @Option(help: "Database connections at most for the participants' requests (joins, uploads, tokens).")
+    var participantConnections = 16
+
+    @Option(help: "Database connections at most for the researchers' pages (login, dashboard, exports) and the background jobs, apart from the participants' so that they never wait behind a backlog of uploads.")
+    var researcherConnections = 4
+
     func validate() throws {
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("give --tls-cert and --tls-key together") }
         if insecureLoopback {
@@ -96,6 +102,9 @@ struct Serve: AsyncParsableCommand {
             }
         }
         _ = try hostPort()
+        guard participantConnections >= 1, researcherConnections >= 1 else {
+            throw ValidationError("--participant-connections and --researcher-connections: give 1 or more (defaults 16 and 4: 20 a process)")
+        }
     }
 
     func hostPort() throws -> (host: String, port: Int) {
@@ -114,8 +123,9 @@ struct Serve: AsyncParsableCommand {
             ? .http1()
             : try .tls(.http1(), tlsConfiguration: files.tlsConfiguration(certificatePath: tlsCert, keyPath: tlsKey))
         let url = try database.url()
-        let client = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
-        let server = StudyServer(client: client, signingKey: key,
+        let client = PostgresClient(configuration: url.clientConfiguration(connections: participantConnections), backgroundLogger: logger)
+        let researcherClient = PostgresClient(configuration: url.clientConfiguration(connections: researcherConnections), backgroundLogger: logger)
+        let server = StudyServer(client: client, researcherClient: researcherClient, signingKey: key,
                                  configuration: .init(secureCookies: !insecureLoopback, databaseHealth: DatabaseHealth(url: url, logger: logger)),
                                  logger: logger)
         let app = server.application(server: builder, configuration: .init(address: .hostname(host, port: port), serverName: "amble-server")) { _ in

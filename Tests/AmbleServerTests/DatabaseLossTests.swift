@@ -27,6 +27,7 @@ struct DatabaseLossTests {
         return try String(contentsOf: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Both pools, the participants' and the researchers' (with the job worker), answer 503 and recover.
     @Test func aStoppedDatabaseAnswers503UntilItIsBackThenTheServerRecoversByItself() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("amble-db-loss-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -34,7 +35,8 @@ struct DatabaseLossTests {
         let url = try DatabaseURL(try Self.pgScratch("start", folder + "/pg", "--no-fsync"))
         let clock = ManualClock(ServerFixture.start)
         let database = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: TestDatabase.logger)
-        let server = StudyServer(client: database, signingKey: Curve25519.Signing.PrivateKey(),
+        let researchers = PostgresClient(configuration: url.clientConfiguration(connections: 2), backgroundLogger: TestDatabase.logger)
+        let server = StudyServer(client: database, researcherClient: researchers, signingKey: Curve25519.Signing.PrivateKey(),
                                  configuration: .init(now: { clock.now }, databaseHealth: DatabaseHealth(url: url, logger: TestDatabase.logger)),
                                  logger: TestDatabase.logger)
         try await server.application().test(.router) { client in
@@ -46,6 +48,9 @@ struct DatabaseLossTests {
             let token = try await fixture.joined().accessToken
             let walk = { sessionBytes(start: clock.now + 60) }
             #expect(try await fixture.put("session", itemID(), walk(), token: token).status == .created)
+            let cookie = try await fixture.loggedIn()
+            let dashboard = { try await fixture.page("/studies/\(study.uuidString.lowercased())/dashboard", cookie: cookie).status }
+            #expect(try await dashboard() == .ok)
 
             _ = try Self.pgScratch("stop", folder + "/pg")
             for _ in 0 ..< 3 {
@@ -56,6 +61,7 @@ struct DatabaseLossTests {
             }
             let page = try await fixture.get("/v1/study", token: token)
             #expect(page.status == .serviceUnavailable)
+            #expect(try await dashboard() == .serviceUnavailable)
 
             #expect(try Self.pgScratch("start", folder + "/pg", "--no-fsync") == "postgres://amble@127.0.0.1:\(url.port)/amble")
             // Until the server finds the database again every answer is 503, then the upload is stored.
@@ -66,6 +72,13 @@ struct DatabaseLossTests {
             }
             #expect(statuses.last == .created)
             #expect(statuses.dropLast().allSatisfy { $0 == .serviceUnavailable }, "answers while it came back: \(Set(statuses))")
+            var pages: [HTTPResponse.Status] = []
+            while pages.last != .ok, pages.count < 600 {
+                if !pages.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+                pages.append(try await dashboard())
+            }
+            #expect(pages.last == .ok)
+            #expect(pages.dropLast().allSatisfy { $0 == .serviceUnavailable }, "pages while it came back: \(Set(pages))")
         }
     }
 }

@@ -67,14 +67,18 @@ struct ServerFixture: Sendable {
         try! StudyDefinition.read(text: studyFile(onWithdrawal: onWithdrawal, strata: strata), file: "fixture.toml")
     }
 
-    /// Runs `body` against a server on a fresh database with one study.
-    static func run(_ definition: StudyDefinition = studyDefinition(),
+    /// Runs `body` against a server on a fresh database with one study; with `pools`, the
+    /// participants' and the researchers' pools apart, of at most that many connections each
+    /// (`database` is then the participants').
+    static func run(_ definition: StudyDefinition = studyDefinition(), pools: (participants: Int, researchers: Int)? = nil,
                     configuration: @escaping @Sendable (ManualClock) -> StudyServer.Configuration = { clock in .init(now: { clock.now }, runsJobs: false) },
                     _ body: @Sendable (ServerFixture) async throws -> Void) async throws {
         try await TestDatabase.withFresh { url in
             let clock = ManualClock(start)
-            let database = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: TestDatabase.logger)
-            let server = StudyServer(client: database, signingKey: Curve25519.Signing.PrivateKey(),
+            let database = PostgresClient(configuration: pools.map { url.clientConfiguration(connections: $0.participants) } ?? url.clientConfiguration,
+                                          backgroundLogger: TestDatabase.logger)
+            let researchers = pools.map { PostgresClient(configuration: url.clientConfiguration(connections: $0.researchers), backgroundLogger: TestDatabase.logger) }
+            let server = StudyServer(client: database, researcherClient: researchers, signingKey: Curve25519.Signing.PrivateKey(),
                                      configuration: configuration(clock), logger: TestDatabase.logger)
             try await server.application().test(.router) { client in
                 let admin = Admin(client: database, logger: TestDatabase.logger)

@@ -69,6 +69,13 @@ public struct DatabaseURL: Sendable, Equatable {
         return PostgresClient.Configuration(host: host.trimmingBrackets, port: port, username: user, password: password,
                                             database: database, tls: tls)
     }
+
+    /// The client's configuration with a pool of at most `connections` connections.
+    public func clientConfiguration(connections: Int) -> PostgresClient.Configuration {
+        var configuration = clientConfiguration
+        configuration.options.maximumConnections = connections
+        return configuration
+    }
 }
 
 extension String {

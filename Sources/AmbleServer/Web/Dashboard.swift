@@ -128,7 +128,7 @@ extension StudyServer {
     /// with a session, whichever is later) in the time zone `timeZone`, for at most `limit`
     /// participants from `offset` in order of joining.
     func dashboard(study: StudyRow, timeZone: String, to: CivilDay?, days: Int, offset: Int, limit: Int) async throws -> Dashboard {
-        try await client.withConnection { connection in
+        try await researcherClient.withConnection { connection in
             // Time zone names are short ASCII (Europe/Berlin, Etc/GMT+2); others never reach the database.
             var known = false
             let plain = timeZone.utf8.count <= 64 && timeZone.utf8.allSatisfy { (0x21 ... 0x7e).contains($0) }

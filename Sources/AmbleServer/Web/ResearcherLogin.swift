@@ -44,7 +44,7 @@ extension StudyServer {
             return nil
         }
         var found: (AuthenticatedResearcher, PasswordHash)?
-        for try await (id, rounds, salt, hash) in try await client.query(
+        for try await (id, rounds, salt, hash) in try await researcherClient.query(
             "SELECT id, password_iterations, password_salt, password_hash FROM researchers WHERE name = \(name)", logger: logger)
             .decode((Int64, Int, ByteBuffer, ByteBuffer).self) {
             found = (AuthenticatedResearcher(id: id, name: name),
@@ -61,19 +61,19 @@ extension StudyServer {
     func startResearcherSession(_ researcher: AuthenticatedResearcher) async throws -> String {
         let token = Secrets.newRefreshToken()
         let now = self.now
-        try await client.query("""
+        try await researcherClient.query("""
             INSERT INTO researcher_sessions (token_sha256, researcher_id, created_at, expires_at)
             VALUES (\(ByteBuffer(bytes: Secrets.sha256(token))), \(researcher.id), \(date(now)), \(date(now + Double(ResearcherLogin.lifetimeSeconds))))
             """, logger: logger)
         // Expired logins of anyone are cleared now and then (a login is a rare event).
-        try await client.query("DELETE FROM researcher_sessions WHERE expires_at <= \(date(now))", logger: logger)
+        try await researcherClient.query("DELETE FROM researcher_sessions WHERE expires_at <= \(date(now))", logger: logger)
         return token
     }
 
     /// The researcher whose unexpired login cookie the request carries, or nil.
     func researcher(_ request: Request) async throws -> AuthenticatedResearcher? {
         guard let token = request.cookies[ResearcherLogin.cookieName]?.value, Base64URL.decode(token)?.count == 32 else { return nil }
-        for try await (id, name) in try await client.query("""
+        for try await (id, name) in try await researcherClient.query("""
             SELECT r.id, r.name FROM researcher_sessions s JOIN researchers r ON r.id = s.researcher_id
             WHERE s.token_sha256 = \(ByteBuffer(bytes: Secrets.sha256(token))) AND s.expires_at > \(date(now))
             """, logger: logger).decode((Int64, String).self) {
@@ -85,7 +85,7 @@ extension StudyServer {
     /// Ends the login the request carries (if any).
     func endResearcherSession(_ request: Request) async throws {
         guard let token = request.cookies[ResearcherLogin.cookieName]?.value else { return }
-        try await client.query("DELETE FROM researcher_sessions WHERE token_sha256 = \(ByteBuffer(bytes: Secrets.sha256(token)))", logger: logger)
+        try await researcherClient.query("DELETE FROM researcher_sessions WHERE token_sha256 = \(ByteBuffer(bytes: Secrets.sha256(token)))", logger: logger)
     }
 
     /// The login cookie carrying `token`; an empty token with no lifetime ends it.
@@ -99,16 +99,16 @@ extension StudyServer {
     func ownedStudy(_ id: String, by researcher: AuthenticatedResearcher) async throws -> StudyRow {
         guard let uuid = UUID(uuidString: id) else { throw ServerError.noStudyPage }
         var owned = false
-        for try await _ in try await client.query(
+        for try await _ in try await researcherClient.query(
             "SELECT 1 FROM studies WHERE id = \(uuid) AND owner_id = \(researcher.id)", logger: logger).decode(Int.self) { owned = true }
         guard owned else { throw ServerError.noStudyPage }
-        return try await client.withConnection { try await StudyRow.load(uuid, on: $0, logger: logger) }
+        return try await researcherClient.withConnection { try await StudyRow.load(uuid, on: $0, logger: logger) }
     }
 
     /// Writes who exported or looked at what into `audit_log`.
     func audit(researcher: AuthenticatedResearcher, study: UUID, action: String, detail: [String: String]) async throws {
         let json = String(decoding: try JSONEncoder().encode(detail), as: UTF8.self)
-        try await client.query("""
+        try await researcherClient.query("""
             INSERT INTO audit_log (at, researcher_id, study_id, action, detail) VALUES (\(date(now)), \(researcher.id), \(study), \(action), \(json)::jsonb)
             """, logger: logger)
     }

@@ -56,7 +56,7 @@ struct ResearcherRoutes: Sendable {
 
     func studies(_ researcher: AuthenticatedResearcher) async throws -> Response {
         var rows = ""
-        for try await (id, name, participants) in try await server.client.query("""
+        for try await (id, name, participants) in try await server.researcherClient.query("""
             SELECT s.id, s.name, (SELECT count(*) FROM participants p WHERE p.study_id = s.id)
             FROM studies s WHERE s.owner_id = \(researcher.id) ORDER BY s.created_at, s.id
             """, logger: server.logger).decode((UUID, String, Int).self) {

@@ -73,7 +73,7 @@ extension StudyServer {
         }
         if let participant = request.participant {
             var found = false
-            for try await _ in try await client.query(
+            for try await _ in try await researcherClient.query(
                 "SELECT 1 FROM participants WHERE id = \(participant) AND study_id = \(study.id)", logger: logger).decode(Int.self) { found = true }
             guard found else { throw ServerError(.notFound, "unknown_participant", "This study has no participant with that id.") }
         }
@@ -81,7 +81,7 @@ extension StudyServer {
         // study's own last would scan all its items (a study of ten thousand: 0.7 s).
         var last = request.through ?? 0
         if request.through == nil {
-            for try await seq in try await client.query("""
+            for try await seq in try await researcherClient.query("""
                 SELECT coalesce(max(seq), 0) FROM items
                 """, logger: logger).decode(Int64.self) { last = seq }
         }
@@ -143,7 +143,7 @@ extension StudyServer {
             """
         }
         var items: [ExportItem] = []
-        for try await (seq, participant, bytes) in try await client.query(query, logger: logger).decode((Int64, UUID, ByteBuffer).self) {
+        for try await (seq, participant, bytes) in try await researcherClient.query(query, logger: logger).decode((Int64, UUID, ByteBuffer).self) {
             items.append(ExportItem(seq: seq, participant: participant, bytes: bytes))
         }
         return items
