@@ -29,7 +29,8 @@ struct BenchServer {
         if arguments.count >= 3, arguments[1] == "batch", let url = try? DatabaseURL(arguments[2]) {
             let logger = { var logger = Logger(label: "bench-server"); logger.logLevel = .error; return logger }()
             try await BatchBench.run(url, batches: arguments.count > 3 ? Int(arguments[3]) ?? 20 : 20,
-                                     size: arguments.count > 4 ? Int(arguments[4]) ?? 500 : 500, logger: logger)
+                                     size: arguments.count > 4 ? Int(arguments[4]) ?? 500 : 500,
+                                     laptops: arguments.count > 5 ? Int(arguments[5]) ?? 1 : 1, logger: logger)
             return
         }
         guard arguments.count >= 2, let base = try? DatabaseURL(arguments[1]) else {
@@ -66,16 +67,24 @@ struct BenchServer {
 
     /// A researcher, the bench's study and one participant joined through the API: their access token.
     static func joinedToken(client: some TestClientProtocol, database: PostgresClient, logger: Logger) async throws -> String {
+        try await joinedTokens(count: 1, client: client, database: database, logger: logger)[0]
+    }
+
+    /// The access tokens of `count` participants joined to one new study.
+    static func joinedTokens(count: Int, client: some TestClientProtocol, database: PostgresClient, logger: Logger) async throws -> [String] {
         let study = try study()
         let admin = Admin(client: database, logger: logger)
         try await admin.addResearcher(name: "bench", password: "a long enough password", rounds: 1000)
         let id = try await admin.createStudy(study, owner: "bench")
-        let code = try await admin.generateCodes(study: id, count: 1, expiresDays: 1, now: Date().timeIntervalSince1970)[0]
         let consent = study.consent
-        let join = JoinRequest(code: code, consentVersion: consent.version, consentSHA256: consent.sha256, acceptedAt: Date().timeIntervalSince1970)
-        let joined = try await client.execute(uri: "/v1/join", method: .post, headers: [.contentType: "application/json"],
-                                              body: ByteBuffer(bytes: try JSONEncoder().encode(join)))
-        return try JSONDecoder().decode(JoinResponse.self, from: Data(joined.body.readableBytesView)).accessToken
+        var tokens: [String] = []
+        for code in try await admin.generateCodes(study: id, count: count, expiresDays: 1, now: Date().timeIntervalSince1970) {
+            let join = JoinRequest(code: code, consentVersion: consent.version, consentSHA256: consent.sha256, acceptedAt: Date().timeIntervalSince1970)
+            let joined = try await client.execute(uri: "/v1/join", method: .post, headers: [.contentType: "application/json"],
+                                                  body: ByteBuffer(bytes: try JSONEncoder().encode(join)))
+            tokens.append(try JSONDecoder().decode(JoinResponse.self, from: Data(joined.body.readableBytesView)).accessToken)
+        }
+        return tokens
     }
 
     /// The bench's study: one daily questionnaire, everyone in one arm.

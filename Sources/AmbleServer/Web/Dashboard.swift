@@ -96,6 +96,17 @@ struct Dashboard: Sendable {
     }
 }
 
+extension [CivilDay] {
+    /// The index of the day `daysSinceEpoch` in these consecutive days (the database answers a
+    /// day as its number, which costs nothing to read, where a date's text had to be parsed
+    /// for each of a page's 12,400 rows).
+    func position(ofDay daysSinceEpoch: Int) -> Int? {
+        guard let first else { return nil }
+        let index = daysSinceEpoch - first.daysSinceEpoch
+        return indices.contains(index) ? index : nil
+    }
+}
+
 /// How many questionnaire sheets a day of the study asks for, by the study file's due kinds:
 /// the daily ones each day of the study, the start's on its first day, the end's on its last,
 /// and the before- and after-walk ones once per mindful walk.
@@ -163,11 +174,12 @@ extension StudyServer {
             }
             let ids = participants.map(\.id)
             let rule = (try? StudyFile.parse(text: study.fileText, file: "study.toml")).map(DueRule.init)
-            var table: [UUID: [Dashboard.Day]] = [:]
-            for id in ids { table[id] = dayList.map { Dashboard.Day(day: $0, due: rule?.due(on: $0, walks: 0)) } }
+            // Each participant's row of days, found by one lookup per database row.
+            let row = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })  // ids: participants' primary key
+            var rows = ids.map { _ in dayList.map { Dashboard.Day(day: $0, due: rule?.due(on: $0, walks: 0)) } }
             // Walks and their minutes, per participant and local day.
             for try await (id, day, walks, mindful, over, walking) in try await connection.query("""
-                SELECT se.participant_id, to_char((se.start_at AT TIME ZONE \(timeZone))::date, 'YYYY-MM-DD'),
+                SELECT se.participant_id, (se.start_at AT TIME ZONE \(timeZone))::date - date '1970-01-01',
                        count(*) FILTER (WHERE se.session_kind = 'mindful-walk'),
                        coalesce(sum(se.mindful_seconds), 0)::float8,
                        coalesce(sum(se.seconds_over_limit) FILTER (WHERE se.session_kind = 'mindful-walk'), 0)::float8,
@@ -177,26 +189,27 @@ extension StudyServer {
                   AND se.start_at >= (\(from)::date::timestamp AT TIME ZONE \(timeZone))
                   AND se.start_at < ((\(through)::date + 1)::timestamp AT TIME ZONE \(timeZone))
                 GROUP BY 1, 2
-                """, logger: logger).decode((UUID, String, Int, Double, Double, Double).self) {
-                guard let civil = CivilDay(parsing: day), let index = dayList.firstIndex(of: civil) else { continue }
-                table[id]?[index].walks = walks
-                table[id]?[index].mindfulSeconds = mindful
-                table[id]?[index].overLimitSeconds = over
-                table[id]?[index].walkingSeconds = walking
-                table[id]?[index].due = rule?.due(on: civil, walks: walks)
+                """, logger: logger).decode((UUID, Int, Int, Double, Double, Double).self) {
+                guard let index = dayList.position(ofDay: day), let r = row[id] else { continue }
+                rows[r][index].walks = walks
+                rows[r][index].mindfulSeconds = mindful
+                rows[r][index].overLimitSeconds = over
+                rows[r][index].walkingSeconds = walking
+                rows[r][index].due = rule?.due(on: dayList[index], walks: walks)
             }
             // Answer sheets, per participant and local day of answering.
             for try await (id, day, count) in try await connection.query("""
-                SELECT i.participant_id, to_char((i.item_time AT TIME ZONE \(timeZone))::date, 'YYYY-MM-DD'), count(*)
+                SELECT i.participant_id, (i.item_time AT TIME ZONE \(timeZone))::date - date '1970-01-01', count(*)
                 FROM items i
                 WHERE i.participant_id = ANY(\(ids)) AND i.kind = 'answer'
                   AND i.item_time >= (\(from)::date::timestamp AT TIME ZONE \(timeZone))
                   AND i.item_time < ((\(through)::date + 1)::timestamp AT TIME ZONE \(timeZone))
                 GROUP BY 1, 2
-                """, logger: logger).decode((UUID, String, Int).self) {
-                guard let civil = CivilDay(parsing: day), let index = dayList.firstIndex(of: civil) else { continue }
-                table[id]?[index].answered = count
+                """, logger: logger).decode((UUID, Int, Int).self) {
+                guard let index = dayList.position(ofDay: day), let r = row[id] else { continue }
+                rows[r][index].answered = count
             }
+            let table = Dictionary(uniqueKeysWithValues: zip(ids, rows))
             let armTotals = ["UTC", "Etc/UTC"].contains(timeZone)
                 ? try await armTotals(study: study.id, days: dayList, rule: rule, on: connection) : nil
             return Dashboard(studyID: study.id, studyName: study.name, timeZone: timeZone, days: dayList,
@@ -219,10 +232,11 @@ extension StudyServer {
                                 days: days.map { day in Dashboard.Day(day: day, due: rule.map { $0.due(on: day, walks: 0) * members }) })
         }
         for try await (arm, day, walks, mindful, over, walking, answered) in try await connection.query("""
-            SELECT arm_name, to_char(day, 'YYYY-MM-DD'), walks, mindful_seconds, over_limit_seconds, walking_seconds, answers
+            SELECT arm_name, day - date '1970-01-01', walks, mindful_seconds, over_limit_seconds, walking_seconds, answers
             FROM arm_days WHERE study_id = \(study) AND day BETWEEN \(days[0].iso)::date AND \(days[days.count - 1].iso)::date
-            """, logger: logger).decode((String, String, Int, Double, Double, Double, Int).self) {
-            guard let civil = CivilDay(parsing: day), let index = days.firstIndex(of: civil), var total = totals[arm] else { continue }
+            """, logger: logger).decode((String, Int, Int, Double, Double, Double, Int).self) {
+            guard let index = days.position(ofDay: day), var total = totals[arm] else { continue }
+            let civil = days[index]
             total.days[index].walks = walks
             total.days[index].mindfulSeconds = mindful
             total.days[index].overLimitSeconds = over

@@ -34,38 +34,52 @@ enum DashboardPage {
         body += "<p>Export: " + ["csv&amp;table=sessions", "csv&amp;table=seconds", "csv&amp;table=answers", "openmhealth"]
             .map { "<a href=\"\(base)?format=\($0)\">\($0.replacingOccurrences(of: "&amp;table=", with: " "))</a>" }.joined(separator: " · ") + "</p>\n"
 
+        // Written into one string as it goes: a page of 62 days is 12,400 participant-day rows
+        // (2.4 MB), where an array of cells per row joined afterwards took most of the page's time.
+        let iso = Dictionary(uniqueKeysWithValues: dashboard.days.map { ($0.daysSinceEpoch, $0.iso) })
         let armRows = dashboard.armDays(arms: arms)
-        body += section(id: "arms", heading: "Per arm and day",
-                        head: ["Arm", "Participants", "Day"] + dayColumns,
-                        rows: armRows.flatMap { arm in
-                            arm.days.map { day in
-                                ["<td>\(e(arm.arm))</td>", "<td class=\"num\">\(arm.participants)" + (arm.silent > 0 ? " (\(arm.silent) silent)" : "") + "</td>"]
-                                    + dayCells(day)
-                            }
-                        })
-        body += section(id: "participants", heading: "Participants",
-                        head: ["Participant", "Arm", "Joined", "Last upload", "Last band contact", "Status"],
-                        rows: dashboard.participants.map { p in
-                            ["<td>\(e(short(p.id)))</td>", "<td>\(e(p.arm))</td>", "<td class=\"when\">\(e(time(p.joinedAt)))</td>",
-                             "<td class=\"when\">\(e(p.lastUpload.map(time) ?? "never"))</td>",
-                             "<td class=\"when\">\(e(p.lastBandContact.map(time) ?? "never"))</td>", status(p, now: dashboard.now)]
-                        })
-        body += section(id: "days", heading: "Per participant and day",
-                        head: ["Participant", "Arm", "Day"] + dayColumns,
-                        rows: dashboard.participants.flatMap { p in
-                            (dashboard.participantDays[p.id] ?? []).map { day in ["<td>\(e(short(p.id)))</td>", "<td>\(e(p.arm))</td>"] + dayCells(day) }
-                        })
+        section(id: "arms", heading: "Per arm and day", head: ["Arm", "Participants", "Day"] + dayColumns,
+                rows: armRows.reduce(0) { $0 + $1.days.count }, into: &body) { html in
+            for arm in armRows {
+                let lead = "<td>\(e(arm.arm))</td><td class=\"num\">\(arm.participants)" + (arm.silent > 0 ? " (\(arm.silent) silent)" : "") + "</td>"
+                for day in arm.days { appendRow(lead: lead, day, iso: iso, to: &html) }
+            }
+        }
+        section(id: "participants", heading: "Participants",
+                head: ["Participant", "Arm", "Joined", "Last upload", "Last band contact", "Status"],
+                rows: dashboard.participants.count, into: &body) { html in
+            for p in dashboard.participants {
+                html += "<tr><td>\(e(short(p.id)))</td><td>\(e(p.arm))</td><td class=\"when\">\(e(time(p.joinedAt)))</td>"
+                html += "<td class=\"when\">\(e(p.lastUpload.map(time) ?? "never"))</td>"
+                html += "<td class=\"when\">\(e(p.lastBandContact.map(time) ?? "never"))</td>\(status(p, now: dashboard.now))</tr>\n"
+            }
+        }
+        section(id: "days", heading: "Per participant and day", head: ["Participant", "Arm", "Day"] + dayColumns,
+                rows: dashboard.participants.reduce(0) { $0 + (dashboard.participantDays[$1.id]?.count ?? 0) }, into: &body) { html in
+            for p in dashboard.participants {
+                let lead = "<td>\(e(short(p.id)))</td><td>\(e(p.arm))</td>"
+                for day in dashboard.participantDays[p.id] ?? [] { appendRow(lead: lead, day, iso: iso, to: &html) }
+            }
+        }
         body += "<footer>amble-server; the figures are the uploads' as stored (docs/server.md, \"Dashboard\").</footer>"
         return HTMLPage.document(title: "\(dashboard.studyName): dashboard", body: body)
     }
 
     static let dayColumns = ["Walks", "Mindful min", "Within limit", "Surveys due", "Answered"]
 
-    static func dayCells(_ day: Dashboard.Day) -> [String] {
-        ["<td class=\"when\">\(day.day.iso)</td>", "<td class=\"num\">\(day.walks)</td>",
-         "<td class=\"num\">\(n(day.mindfulSeconds / 60))</td>",
-         "<td class=\"num\">\(day.withinLimitShare.map { "\(Int(($0 * 100).rounded())) %" } ?? "–")</td>",
-         "<td class=\"num\">\(day.due.map(String.init) ?? "–")</td>", "<td class=\"num\">\(day.answered)</td>"]
+    /// A row: `lead` (the cells naming the arm or participant), then the day's figures.
+    static func appendRow(lead: String, _ day: Dashboard.Day, iso: [Int: String], to html: inout String) {
+        html += "<tr>"
+        html += lead
+        html += "<td class=\"when\">"
+        html += iso[day.day.daysSinceEpoch] ?? day.day.iso
+        html += "</td><td class=\"num\">\(day.walks)</td><td class=\"num\">"
+        html += n(day.mindfulSeconds / 60)
+        html += "</td><td class=\"num\">"
+        html += day.withinLimitShare.map { "\(Int(($0 * 100).rounded())) %" } ?? "–"
+        html += "</td><td class=\"num\">"
+        html += day.due.map(String.init) ?? "–"
+        html += "</td><td class=\"num\">\(day.answered)</td></tr>\n"
     }
 
     static func status(_ p: Dashboard.Participant, now: Double) -> String {
@@ -76,11 +90,12 @@ enum DashboardPage {
             : "<td class=\"ok\">active</td>"
     }
 
-    static func section(id: String, heading: String, head: [String], rows: [[String]]) -> String {
-        var html = "<section class=\"table\" id=\"\(id)\"><h2>\(HTMLPage.escape(heading))</h2><div class=\"scroll\"><table>\n<thead><tr>"
+    /// A table of `rows` rows, which `write` appends (or "none yet").
+    static func section(id: String, heading: String, head: [String], rows: Int, into html: inout String, write: (inout String) -> Void) {
+        html += "<section class=\"table\" id=\"\(id)\"><h2>\(HTMLPage.escape(heading))</h2><div class=\"scroll\"><table>\n<thead><tr>"
         html += head.map { "<th>\(HTMLPage.escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
-        html += rows.isEmpty ? "<tr><td colspan=\"\(head.count)\">none yet</td></tr>\n" : rows.map { "<tr>" + $0.joined() + "</tr>\n" }.joined()
-        return html + "</tbody></table></div></section>\n"
+        if rows == 0 { html += "<tr><td colspan=\"\(head.count)\">none yet</td></tr>\n" } else { write(&html) }
+        html += "</tbody></table></div></section>\n"
     }
 
     /// The first 8 hex digits of a participant's id, as the dashboard names them.
