@@ -47,6 +47,11 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        /// SQLite 3, for both stores (Debian 12: libsqlite3-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
 
         // MARK: Hardware, at the edge
         /// Protocols only: I2C bus, GPIO lines, byte streams (serial, TCP), clocks, errors.
@@ -76,6 +81,10 @@ let package = Package(
         .target(name: "AmbleModel"),
 
         // MARK: Storage and sync
+        /// A thin layer over the system SQLite: a connection behind a lock, transactions,
+        /// statements with typed columns, errors with SQLite's code, a migrator that continues
+        /// GRDB's `grdb_migrations`. FoundationEssentials at most.
+        .target(name: "AmbleSQLite", dependencies: ["CSQLite"]),
         /// The session tables both stores share, and their row mapping (GRDB on the system SQLite).
         .target(name: "AmbleStoreSupport", dependencies: [
             "AmbleModel", .product(name: "GRDB", package: "GRDB.swift"),
