@@ -1,6 +1,6 @@
 import AmbleModel
 import AmbleStoreSupport
-import GRDB
+import AmbleSQLite
 import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -44,7 +44,7 @@ public struct StoredSession: Equatable, Sendable {
 /// happens), the calibration, the wearer's settings, the band's key and the laptops paired
 /// with it. One SQLite file in WAL mode, 0600.
 public final class BandStore: Sendable {
-    private let writer: any DatabaseWriter
+    private let writer: DatabaseQueue
     /// The identity once read or made: it never changes afterwards (asked at every sync).
     private let knownIdentity = Mutex<BandIdentity?>(nil)
     private let boardDefaultValues = Mutex<[BandSetting: String]>([:])
@@ -471,10 +471,10 @@ public final class BandStore: Sendable {
         try Self.recover(writer)
     }
 
-    private static func recover(_ writer: any DatabaseWriter) throws -> Recovery {
+    private static func recover(_ writer: DatabaseQueue) throws -> Recovery {
         try writer.write { db in
             var recovery = Recovery()
-            let open = try SessionRow.filter(SessionRow.Columns.endUnix == nil).fetchAll(db)
+            let open = try SessionRow.fetchAll(db, sql: #"SELECT * FROM "session" WHERE "end_unix" IS NULL ORDER BY "id""#)
             for var row in open {
                 if row.sessionKind == .calibration {
                     _ = try SessionRow.deleteOne(db, key: row.id!)
@@ -522,11 +522,8 @@ public final class BandStore: Sendable {
     /// Finished sessions with an id above `afterID` (all when nil), oldest first, at most `limit`.
     public func finishedSessions(afterID: Int64? = nil, limit: Int = .max) throws -> [StoredSession] {
         try writer.read { db in
-            try SessionRow
-                .filter(SessionRow.Columns.endUnix != nil && SessionRow.Columns.id > (afterID ?? 0))
-                .order(SessionRow.Columns.id)
-                .limit(limit)
-                .fetchAll(db)
+            try SessionRow.fetchAll(db, sql: #"SELECT * FROM "session" WHERE "end_unix" IS NOT NULL AND "id" > ? ORDER BY "id" LIMIT ?"#,
+                                    arguments: [afterID ?? 0, limit])
                 .compactMap { row in row.summary.map { StoredSession(id: row.id!, summary: $0, syncedUnixSeconds: row.syncedUnix) } }
         }
     }
@@ -607,7 +604,7 @@ public final class BandStore: Sendable {
     /// after room was made in a full store, the log gives its space back to the disk. Fails
     /// when the file would have to grow and the disk has no room.
     public func emptyLog() throws {
-        try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        try writer.writeWithoutTransaction { db in try db.checkpoint(truncate: true) }
     }
 
     // MARK: Checks

@@ -1,7 +1,7 @@
 import AmbleCompanion
 import AmbleLinux
 import AmbleStoreSupport
-import GRDB
+import AmbleSQLite
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

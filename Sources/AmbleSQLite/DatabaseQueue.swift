@@ -10,12 +10,13 @@ public struct Configuration {
     /// How long a statement waits for another connection's lock before it fails with
     /// `SQLITE_BUSY`, in milliseconds.
     public var busyTimeoutMilliseconds: Int32 = 5000
-    /// Set the file's journal to a write-ahead log (`PRAGMA journal_mode = WAL`, and
+    /// Sets the file's journal to a write-ahead log (`PRAGMA journal_mode = WAL`, and
     /// `synchronous = NORMAL`: a crash loses at most the transactions not yet checkpointed
     /// past the last sync of the log, never the file's consistency). Ignored in memory and
     /// read-only.
-    public var writeAheadLog = true
-    /// Run once the connection is open and set up, before anything else uses it.
+    public var writeAheadLog = false
+    /// Run once the connection is open, before anything else uses it; kept (with what they
+    /// capture) as long as the connection.
     public var prepare: [(Database) throws -> Void] = []
 
     public init() {}
@@ -33,6 +34,9 @@ public final class DatabaseQueue: Sendable {
     private let lock = Mutex(())
     /// Only touched with `lock` held.
     nonisolated(unsafe) private let connection: Database
+    /// The preparations, kept as long as the connection: what they hold (a lock on the file)
+    /// lives as long.
+    nonisolated(unsafe) private let preparations: [(Database) throws -> Void]
     /// The path given, or ":memory:".
     public let path: String
 
@@ -62,6 +66,7 @@ public final class DatabaseQueue: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         self.path = path
+        preparations = configuration.prepare
         connection = db
     }
 
@@ -80,6 +85,11 @@ public final class DatabaseQueue: Sendable {
     /// Runs `body` outside any transaction (pragmas that refuse to run in one, checkpoints).
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try withConnection(body)
+    }
+
+    /// Rebuilds the file without free pages (`VACUUM`).
+    public func vacuum() throws {
+        try writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
     }
 
     private func withConnection<T>(_ body: (Database) throws -> T) throws -> T {

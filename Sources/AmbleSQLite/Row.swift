@@ -51,7 +51,7 @@ public struct Row: Equatable, Sendable {
 }
 
 /// The rows of a statement, stepped one at a time (one row in memory at a time).
-public struct RowCursor {
+public final class RowCursor {
     let statement: Statement
     private let columns: [String]
 
@@ -60,7 +60,7 @@ public struct RowCursor {
         columns = statement.columnNames
     }
 
-    public mutating func next() throws -> Row? {
+    public func next() throws -> Row? {
         guard try statement.step() else { return nil }
         return Row(columns: columns, values: (0..<Int32(columns.count)).map(statement.value(at:)))
     }
@@ -72,14 +72,14 @@ extension Row {
     }
 
     public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Row] {
-        var cursor = try fetchCursor(db, sql: sql, arguments: arguments)
+        let cursor = try fetchCursor(db, sql: sql, arguments: arguments)
         var rows: [Row] = []
         while let row = try cursor.next() { rows.append(row) }
         return rows
     }
 
     public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> Row? {
-        var cursor = try fetchCursor(db, sql: sql, arguments: arguments)
+        let cursor = try fetchCursor(db, sql: sql, arguments: arguments)
         defer { sqlite3ResetQuietly(cursor.statement) }
         return try cursor.next()
     }
