@@ -15,7 +15,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
@@ -29,6 +28,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Already Hummingbird's: named for the server's background job worker (a Service).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // The load generator (amble-server-load) only: latencies in an HDR histogram.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // MARK: System libraries (Debian 12: libgpiod-dev 1.6, libi2c-dev)
@@ -71,13 +74,16 @@ let package = Package(
         /// Streaming signal processing: steps, cadence, heart rate. No I/O, no clock reads.
         .target(name: "AmbleSignal", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         /// Menu, calibration, mindful walk, haptics, debouncing: events and time in, actions out.
-        .target(name: "AmbleStateMachines", dependencies: ["AmbleModel"]),
+        .target(name: "AmbleStateMachines", dependencies: ["AmbleModel", "AmbleSignal"]),
         /// Synthetic wearer (walking acceleration, pulse wave), recorded playback, scenario scripts.
         .target(name: "AmbleSimulation", dependencies: [
             "AmbleEmulators", "AmbleRecordings", "AmbleLinux", "AmbleModel", .product(name: "RealModule", package: "swift-numerics"),
         ]),
         /// Session values shared by both stores and the sync protocol.
         .target(name: "AmbleModel"),
+        /// A TOML 1.0 reader (and writer) of its own, for board and study files: errors with line
+        /// and column instead of traps, bounded depth and size; no Foundation, no dependency.
+        .target(name: "AmbleTOML"),
 
         // MARK: Storage and sync
         /// A thin layer over the system SQLite: a connection behind a lock, transactions,
@@ -85,7 +91,7 @@ let package = Package(
         /// GRDB's `grdb_migrations`. FoundationEssentials at most.
         .target(name: "AmbleSQLite", dependencies: ["CSQLite"]),
         /// The session tables both stores share, and their row mapping (AmbleSQLite).
-        .target(name: "AmbleStoreSupport", dependencies: ["AmbleModel", "AmbleSQLite"]),
+        .target(name: "AmbleStoreSupport", dependencies: ["AmbleModel", "AmbleLinux", "AmbleSQLite"]),
         /// The band's own store: sessions as they are recorded, calibration, settings.
         .target(name: "AmbleBandStore", dependencies: ["AmbleModel", "AmbleStoreSupport", "AmbleSQLite"]),
         /// The laptop's store: sessions pulled from any number of bands.
@@ -108,7 +114,7 @@ let package = Package(
 
         // MARK: Composition
         /// Board files (`boards/*.toml`) parsed into a checked `BoardConfiguration`.
-        .target(name: "AmbleBoard", dependencies: ["AmbleModel", "AmbleLinux", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "AmbleBoard", dependencies: ["AmbleModel", "AmbleLinux", "AmbleTOML"]),
         /// The band: builds itself from a board file and runs the sampling loop.
         .target(name: "AmbleBand", dependencies: [
             "AmbleHardware", "AmbleLinux", "AmbleLinuxHardware", "AmbleDrivers", "AmbleEmulators", "AmbleSimulation",
@@ -116,12 +122,11 @@ let package = Package(
             "AmbleBoard", .product(name: "Logging", package: "swift-log"),
         ]),
         /// The laptop's domain rules, one implementation for `amble` and the study server: study
-        /// files (TOMLKit) and their due rules, the survey as a state machine, goals and
+        /// files (AmbleTOML) and their due rules, the survey as a state machine, goals and
         /// challenges, exports (CSV, Open mHealth, TCX, FIT) and reports (HTML, SVG), as pure
         /// functions of sessions, answers, now and the time zone.
         .target(name: "AmbleCompanion", dependencies: [
-            "AmbleModel", "AmbleCompanionStore", "AmbleLinux", "AmbleVersion",
-            .product(name: "TOMLKit", package: "TOMLKit"),   // study files (Study/)
+            "AmbleModel", "AmbleCompanionStore", "AmbleLinux", "AmbleVersion", "AmbleTOML",
         ]),
         /// The companion's commands (`amble ...`).
         .target(name: "AmbleCLI", dependencies: [
@@ -159,13 +164,23 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "TOMLKit", package: "TOMLKit"),   // the study file as participants get it
+            "AmbleTOML",   // the study file as participants get it
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         /// The study server's upload latency on loopback (scripts/bench-server); not shipped.
         .executableTarget(name: "bench-server", dependencies: [
             "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel",
             .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        /// The study server under load (scripts/load-server): simulated participants with real tokens
+        /// and sessions, open-loop arrivals, HDR latencies, crash trials; a measurement, not a test.
+        .executableTarget(name: "amble-server-load", dependencies: [
+            "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleSimulation", "AmbleSignal",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         /// `amble-server`: argument parsing over AmbleServer.
         .executableTarget(name: "amble-server", dependencies: [
@@ -210,13 +225,16 @@ let package = Package(
         .executableTarget(name: "bench-study-upload", dependencies: [
             "AmbleCLI", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleLinux",
         ]),
+        /// The cost of reading board and study files (scripts/bench-toml); not a test.
+        .executableTarget(name: "bench-toml", dependencies: ["AmbleBoard", "AmbleLinux", "AmbleTOML"]),
         /// The heart-rate estimator's cost on synthetic PPG (scripts/bench-hr); not a test.
         .executableTarget(name: "bench-hr", dependencies: ["AmbleSignal", "AmbleSimulation", "AmbleRecordings"]),
         /// Every parser of outside input as a function of bytes (frames, messages, the band's
-        /// connection, session data and the store's import, board files, recordings), for
+        /// connection, session data and the store's import, board files and TOML, recordings), for
         /// libFuzzer (scripts/fuzz) and for the tests that replay the kept corpus and crashes.
         .target(name: "AmbleFuzzTargets", dependencies: [
             "AmbleSync", "AmbleBoard", "AmbleRecordings", "AmbleCompanionStore", "AmbleModel", "AmbleCLI", "AmbleCompanion", "AmbleServer",
+            "AmbleTOML",
         ]),
         /// libFuzzer's entry when built by scripts/fuzz (-sanitize=fuzzer -DAMBLE_FUZZ), else
         /// `amble-fuzz TARGET FILE...` replays inputs.
@@ -225,6 +243,9 @@ let package = Package(
         .target(name: "CLibFuzzer"),
 
         // MARK: Tests
+        /// What several test targets share (a study file run by a server, headless Chromium, a
+        /// program run to its end); a regular target that only test targets depend on.
+        .target(name: "AmbleTestSupport", path: "Tests/AmbleTestSupport"),
         .testTarget(name: "AmbleStateMachinesTests", dependencies: [
             "AmbleStateMachines", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
@@ -238,14 +259,17 @@ let package = Package(
             "AmbleBandStore", "AmbleCompanionStore", "AmbleStoreSupport", "AmbleModel", "AmbleLinux", "AmbleSQLite", "CSQLite",
         ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
-        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel"]),
+        .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel", "AmbleTOML"]),
+        /// The TOML reader against its own fixtures and, where ../shared is beside the checkout,
+        /// the TOML project's conformance suite (toml-test).
+        .testTarget(name: "AmbleTOMLTests", dependencies: ["AmbleTOML"], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleFuzzTests", dependencies: ["AmbleFuzzTargets"]),
         /// The laptop's domain rules alone (AmbleCompanion): the study file's server keys, allocation.
         .testTarget(name: "AmbleCompanionTests", dependencies: [
-            "AmbleCompanion", "AmbleModel", .product(name: "PropertyBased", package: "swift-property-based"),
+            "AmbleCompanion", "AmbleModel", "AmbleTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "AmbleBandTests", dependencies: [
-            "AmbleBand", "AmbleCLI", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
+            "AmbleBand", "AmbleCLI", "AmbleTestSupport", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
             .product(name: "Logging", package: "swift-log"), "AmbleSQLite",
         ]),
@@ -254,7 +278,7 @@ let package = Package(
         /// the commands; and against the real amble-server and PostgreSQL (skipped, and said so,
         /// where AMBLE_TEST_DATABASE_URL is unset).
         .testTarget(name: "AmbleStudyClientTests", dependencies: [
-            "AmbleCLI", "AmbleCompanion", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer",
+            "AmbleCLI", "AmbleCompanion", "AmbleCompanionStore", "AmbleStudyAPI", "AmbleModel", "AmbleSync", "AmbleServer", "AmbleTestSupport",
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -265,7 +289,7 @@ let package = Package(
         /// The study server against a real PostgreSQL 15 (AMBLE_TEST_DATABASE_URL, set by
         /// scripts/test from scripts/pg-scratch); skipped, and said so, where it is unset.
         .testTarget(name: "AmbleServerTests", dependencies: [
-            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleCompanion", "AmbleCompanionStore",
+            "AmbleServer", "AmbleStudyAPI", "AmbleSync", "AmbleModel", "AmbleCompanion", "AmbleCompanionStore", "AmbleTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -4,7 +4,6 @@ import AmbleHardware
 import AmbleLinux
 import AmbleModel
 import AmbleSignal
-import AmbleSimulation
 import AmbleStateMachines
 import AmbleSync
 import Logging
@@ -12,25 +11,33 @@ import Logging
 /// The band: samples the sensors, counts steps, estimates heart rate, runs the practice,
 /// drives the motor, records sessions and serves them to companions.
 ///
-/// It wires five parts, each with one job, and owns only the loop's timing:
+/// It wires six parts, each with one job, and owns only the loop's timing:
 /// - `hardware` (`BandHardware`): clock, sensor channels, motor, buttons, display;
 /// - `signals` (`SignalPipeline`): samples in, one `SecondReport` per second out;
 /// - `practice` (`BandPractice`): the practice and link-prompt machines, the haptics;
 /// - `recorder` (`BandRecorder`): the store, sessions, pruning, the date's offset;
-/// - `link` (`SyncService`): paired laptops over TCP or serial, when served.
+/// - `sessions` (`SessionKeeper`): the session under way between the pipeline and the store;
+/// - `link` (`SyncService`): paired laptops over TCP or serial, when served; each pass returns
+///   the events (`LinkEvent`) the band carries out, as the practice returns actions.
 ///
-/// One loop, one thread. Each time round: read the sensor FIFOs when due, turn button edges
-/// into presses, close a second when one has passed, switch the motor, answer the sync link,
-/// then sleep until the next thing is due or a descriptor becomes readable.
+/// One loop, one thread. Each time round (`tick()`): read the sensor FIFOs when due, turn button
+/// edges into presses, close a second when one has passed, switch the motor, answer the sync
+/// link. Between passes its host (`BandHost`) waits: on a real board until the next thing is due
+/// or a descriptor becomes readable; on the simulated board it paces band time, plays the
+/// script and reads the keys (`SimulatedHost`). The band never asks which host it has.
 public final class Band {
     var hardware: BandHardware
     var signals: SignalPipeline
     var practice: BandPractice
     let recorder: BandRecorder
+    var sessions: SessionKeeper
     let link: SyncService?
     /// The link's time (real time, whatever the simulated board's speed).
     private let linkClock: any BandClock
-    var host: BandHost
+    /// What runs the loop (`run()` hands the band to it).
+    let host: any BandHost
+    /// SIGTERM and SIGINT as a readable descriptor; nil in tests that build several bands.
+    let signalWatcher: SignalWatcher?
     let console: Console
     let logger: Logger
 
@@ -38,9 +45,8 @@ public final class Band {
     let startSeconds: Double
     var nextSensorRead: Double
     var nextSecond: Double
+    /// Set by a signal, or by the host (the script's end, the `q` key): the loop stops after this pass.
     var stopRequested = false
-    /// Band time the session under way began (raw capture counts from it); nil between sessions.
-    var sessionStartSeconds: Double?
     /// The kind of screen last written to the log (without a terminal).
     private var lastStatusKey = ""
     private var started = false
@@ -57,21 +63,21 @@ public final class Band {
     private var notifierFailed = false
 
     init(hardware: BandHardware, signals: SignalPipeline, practice: BandPractice, recorder: BandRecorder, link: SyncService?,
-         linkClock: any BandClock, host: BandHost, console: Console, logger: Logger) {
+         linkClock: any BandClock, host: any BandHost, signalWatcher: SignalWatcher?, console: Console, logger: Logger) {
         self.hardware = hardware
         self.linkClock = linkClock
         self.signals = signals
         self.practice = practice
         self.recorder = recorder
+        sessions = SessionKeeper(recorder: recorder, logger: logger)
         self.link = link
         self.host = host
+        self.signalWatcher = signalWatcher
         self.console = console
         self.logger = logger
         startSeconds = hardware.clock.nowSeconds
         nextSensorRead = startSeconds
         nextSecond = startSeconds + 1
-        link?.delegate = self
-        link?.wallClock = { [unowned self] in self.unixSeconds }
     }
 
     // MARK: What tests and scripts look at
@@ -80,8 +86,6 @@ public final class Band {
     public var store: BandStore { recorder.store }
     /// What the band shows now (display and status line).
     public var screenShown: Screen { practice.screen }
-    /// The simulated board's chips, lines and wearer; nil on real hardware.
-    public var simulation: SimulatedBoard? { hardware.simulation }
     /// The OLED's driver, when the board has one.
     public var display: SSD1306? { hardware.display?.driver }
     /// The band's date now (the system clock plus the offset a laptop set).
@@ -93,63 +97,17 @@ public final class Band {
     /// way is closed and stored first. Returns the exit status.
     public func run() -> Int32 {
         startIfNeeded()
-        if let manual = hardware.clock as? ManualClock {
-            runPaced(manual)
-        } else {
-            while !stopRequested {
-                tick()
-                sleepUntilSomethingIsDue()
-            }
-        }
+        host.run(self)
         shutDown()
         return 0
     }
 
-    /// The simulated board's loop: band time advances in fixed ticks and waits for real time
-    /// to catch up at `host.speed`. A process that is descheduled pauses band time instead of
-    /// skipping it, so no emulated FIFO overflows because the host was busy. Input that ends a
-    /// wait early (a laptop's bytes) is served at the same band time: band time never runs
-    /// ahead of real time, however busy the link is, and a stop is seen at once.
-    private func runPaced(_ manual: ManualClock, tickSeconds: Double = 0.01) {
-        let real = SystemClock()
-        var realStart = real.nowSeconds
-        let bandStart = manual.nowSeconds
-        while !stopRequested {
-            tick()
-            if stopRequested { break }
-            let due = realStart + (manual.nowSeconds + tickSeconds - bandStart) / host.speed
-            let wait = due - real.nowSeconds
-            if wait > 0 {
-                let readable = waitForReadable(pollDescriptors, timeoutSeconds: wait)
-                if !readable.isEmpty && real.nowSeconds < due { continue }
-            } else if wait < -1 {
-                // Far behind (the process was stopped, or the host is slow at a high speed):
-                // the schedule moves, so band time does not race to catch up.
-                realStart -= wait
-                _ = waitForReadable(pollDescriptors, timeoutSeconds: 0)
-            }
-            manual.advance(bySeconds: tickSeconds)
-        }
-    }
-
+    /// Descriptors that wake the loop: a laptop's bytes, a button edge, a signal.
     var pollDescriptors: [Int32] {
-        (link?.pollDescriptors ?? []) + hardware.pollDescriptors + host.pollDescriptors
+        (link?.pollDescriptors ?? []) + hardware.pollDescriptors + (signalWatcher.map { [$0.pollDescriptor] } ?? [])
     }
 
-    /// Runs on a clock that moves only when told: ticks every `tickSeconds` of band time for
-    /// `seconds`, without sleeping (tests, and simulations as fast as the machine goes).
-    /// Returns early when stopped; call `shutDown()` to close the session under way.
-    public func run(advancing clock: ManualClock, forBandSeconds seconds: Double, tickSeconds: Double = 0.01) {
-        precondition(clock === hardware.clock, "the band must have been built on this clock")
-        startIfNeeded()
-        let end = clock.nowSeconds + seconds
-        while !stopRequested && clock.nowSeconds < end {
-            tick()
-            clock.advance(bySeconds: tickSeconds)
-        }
-    }
-
-    private func startIfNeeded() {
+    func startIfNeeded() {
         guard !started else { return }
         started = true
         perform(practice.start(), now: hardware.clock.nowSeconds)
@@ -173,8 +131,6 @@ public final class Band {
         let started = SystemClock().nowSeconds
         defer { longestTickSeconds = max(longestTickSeconds, SystemClock().nowSeconds - started) }
         let now = hardware.clock.nowSeconds
-        runScript(now: now)
-        readKeyboard(now: now)
         if now >= nextSensorRead {
             readSensors(now: now)
             nextSensorRead = max(nextSensorRead + hardware.sensorPeriodSeconds, now - hardware.sensorPeriodSeconds)
@@ -191,16 +147,13 @@ public final class Band {
         }
         hardware.setMotor(running: practice.motorShouldRun(now: now))
         if let link {
-            link.service(now: linkClock.nowSeconds)
-            for request in link.takePromptRequests() { performLink(practice.linkRequested(request, now: now), now: now) }
+            let band = LinkBandState(unixSeconds: unixSeconds, isWearerBusy: practice.isBusy)
+            perform(link.service(now: linkClock.nowSeconds, band: band), now: now)
         }
         performLink(practice.tick(now: now), now: now)
-        if let answer = host.script.answer(to: practice.screen) {
-            _ = hardware.simulation?.apply(answer, atSeconds: now + 1)
-        }
         recorder.pruneIfDue(now: now, unixSeconds: unixSeconds)
         if recorder.condition != practice.machine.storage { perform(practice.storageChanged(recorder.condition), now: now) }
-        if let signal = host.signals?.takeSignal() {
+        if let signal = signalWatcher?.takeSignal() {
             logger.info("signal \(signal) received: closing the session and stopping")
             notify { try $0.stopping(status: "storing the session under way") }
             stopRequested = true
@@ -219,45 +172,6 @@ public final class Band {
         }
         if let sensor = hardware.heartRateSensor, let batch = sensor.poll(now: now) {
             signals.ingest(batch, now: now, rateHz: sensor.expectedRateHz)
-        }
-    }
-
-    func readKeyboard(now: Double) {
-        guard let keyboard = host.keyboard else { return }
-        keysTyped(keyboard.readKeys(), now: now)
-    }
-
-    /// Keys read from the terminal at band time `now` (several when typed quickly).
-    func keysTyped(_ keys: [UInt8], now: Double) {
-        for key in keys {
-            if key == UInt8(ascii: "q") || key == 3 {
-                stopRequested = true
-                continue
-            }
-            if key == UInt8(ascii: "?") || key == UInt8(ascii: "h") {
-                console.line(SimulatedBoard.keyHelp)
-                continue
-            }
-            guard let simulation = hardware.simulation else { continue }
-            guard SimulatedBoard.knownKeys.contains(key) else {
-                let shown = key >= 0x20 && key < 0x7F ? "'\(Character(Unicode.Scalar(key)))'" : "code \(key)"
-                console.line("key \(shown) does nothing here; press ? for the keys")
-                continue
-            }
-            if let note = simulation.key(key, now: now) { logger.info("\(note)") }
-        }
-    }
-
-    func runScript(now: Double) {
-        for step in host.script.dueSteps(now: now) {
-            if case .end = step.action {
-                logger.notice("script finished")
-                if host.script.exitAfterScript { stopRequested = true }
-                continue
-            }
-            if let note = hardware.simulation?.apply(step.action, atSeconds: step.timeSeconds) {
-                logger.info("script line \(step.line): \(note)")
-            }
         }
     }
 
@@ -293,7 +207,7 @@ public final class Band {
             accelerometer: .init(gap: hardware.accelerometer.takeGap(secondEnd: bandSeconds), isHealthy: hardware.accelerometer.isHealthy),
             heartRateSensor: heartRateSensor, calibratedStepLengthMeters: practice.calibration?.stepLengthMeters)
         perform(practice.secondElapsed(report), now: bandSeconds)
-        storeRawSamples()
+        sessions.storeRawSamples(signals: &signals)
         guard !practice.reminders.reminders.isEmpty else { return }
         let reminder = practice.checkReminder(unixSeconds: date, utcOffsetSeconds: utcOffsetSeconds(date))
         if reminder.stateChanged { recorder.saveReminderState(practice.reminders.state) }
@@ -326,35 +240,24 @@ public final class Band {
             case .show(let next):
                 practice.show(next)
             case .beginSession(let kind, let start, let parameters):
-                signals.sessionBegan(kind, parameters: parameters)
-                recorder.begin(kind: kind, startUnixSeconds: start, parameters: parameters)
-                sessionStartSeconds = now
-                if practice.machine.values.rawCaptureConsent { startRawCapture() }
+                sessions.begin(kind, startUnixSeconds: start, parameters: parameters, now: now,
+                               rawCapture: practice.machine.values.rawCaptureConsent, signals: &signals)
             case .recordSecond(let row, let earlier, let progress):
                 recorder.append(row, earlier: earlier, progress: progress)
             case .endSession(let summary):
-                // The counter releases steps once they are certain, about 10 s late: the walk's
-                // last steps come now, with its end, and go to the seconds they were taken in.
-                sessionStartSeconds = nil
-                if var capture = signals.rawCapture {
-                    signals.rawCapture = nil
-                    recorder.appendRaw(capture.finishAll())
-                }
-                guard recorder.isRecording else { continue }
-                let stored = recorder.end(summary, lateSteps: signals.finishSteps())
-                if stored != summary { perform(practice.summaryStored(stored), now: now) }
+                // The walk's last steps come now, with its end: the summary as stored counts them.
+                if let stored = sessions.end(summary, signals: &signals) { perform(practice.summaryStored(stored), now: now) }
             case .discardSession:
-                sessionStartSeconds = nil
-                signals.rawCapture = nil   // what was stored goes with the session
-                _ = signals.finishSteps()
-                recorder.discard()
+                sessions.discard(signals: &signals)
             case .saveCalibration(let calibration):
                 recorder.save(calibration)
             case .restartSeconds:
                 nextSecond = hardware.clock.nowSeconds + 1
-            case .saveSetting(let setting, let value):
-                recorder.save(setting, value)
-                apply(setting, value)
+            case .saveSetting(let setting, let stored):
+                // Chosen on the band: the practice holds the typed value; the text is the store's.
+                recorder.save(setting, stored)
+                practice.settingsChanged()
+                follow(setting)
             case .link(let request):
                 performLink(practice.linkRequested(request, now: now), now: now)
             case .metronome(let period):
@@ -381,11 +284,11 @@ public final class Band {
                 link?.isPairingModeOpen = open
                 if open && link == nil { logger.warning("pairing mode, but ambled serves no link: start it with --listen or --serial") }
             case .pairingAnswer(let connection, let accepted):
-                link?.wearerAnswered(pairing: connection, accepted: accepted)
+                link?.wearerAnswered(pairing: connection, accepted: accepted, unixSeconds: unixSeconds)
             case .deleteAllAnswer(let accepted):
                 if accepted && recorder.wipe() {
                     practice.wiped(values: (try? store.settingValues()) ?? BandSettingValues())
-                    apply(.consentHeartRate, practice.machine.values.heartRateConsent ? "on" : "off")
+                    follow(.consentHeartRate)
                 }
                 link?.deleteAllAnswered(accepted: accepted)
             case .forgetLaptops:
@@ -424,13 +327,14 @@ public final class Band {
                                          storage: recorder.condition, width: console.width))
     }
 
-    func sleepUntilSomethingIsDue() {
+    /// How long the loop may wait for a descriptor before its next pass, seconds (0 ... 0.5):
+    /// until the sensors or a second are due, the motor switches, or soon while a button is held.
+    var secondsUntilSomethingIsDue: Double {
         let now = hardware.clock.nowSeconds
         var wake = min(nextSensorRead, nextSecond)
         if let change = practice.nextMotorChange(after: now) { wake = min(wake, change) }
-        if let step = host.script.nextStepSeconds { wake = min(wake, step) }
         if hardware.isAnyButtonHeld { wake = min(wake, now + 0.01) }
-        _ = waitForReadable(pollDescriptors, timeoutSeconds: min(max(0, wake - now), 0.5))
+        return min(max(0, wake - now), 0.5)
     }
 
     /// Closes the session under way, stores it, stops the motor and the sync link.
@@ -438,37 +342,36 @@ public final class Band {
         perform(practice.finish(), now: hardware.clock.nowSeconds)
         try? hardware.motor.set(running: false)
         link?.close()
-        host.keyboard?.restore()
         drawStatus(now: hardware.clock.nowSeconds)
         console.finish()
         logger.info("stopped; longest loop pass \(Int((longestTickSeconds * 1000).rounded())) ms")
     }
 }
 
-extension Band: SyncServiceDelegate {
-    var isBusy: Bool { practice.isBusy }
-
-    func setClock(unixSeconds target: Double) -> SyncMessage {
-        let verdict = LaptopDate.check(laptopUnixSeconds: target, bandUnixSeconds: unixSeconds)
-        if let refusal = LaptopDate.refusal(verdict) {
-            logger.warning("a laptop's date was refused: \(refusal)")
-            return .failure(code: .badValue, message: refusal)
+/// What the link asked for: the band carries it out after each pass of the link.
+extension Band {
+    func perform(_ events: [LinkEvent], now: Double) {
+        for event in events {
+            switch event {
+            case .prompt(let request):
+                performLink(practice.linkRequested(request, now: now), now: now)
+            case .dateSet(let moved, let target):
+                recorder.moveDate(bySeconds: moved, toUnixSeconds: target)
+                dateMoved(bySeconds: moved)
+                logger.notice("a laptop set the band's date (moved \(Int(moved.rounded())) s)")
+            case .settingChanged(let setting, let value):
+                settingChanged(setting, to: value)
+            case .laptopSettingChanged(let setting, let value):
+                logger.notice("a laptop set its \(setting.rawValue) = \(value)")
+                studyRemindersChanged()
+            }
         }
-        let moved = target - unixSeconds
-        recorder.moveDate(bySeconds: moved, toUnixSeconds: target)
-        dateMoved(bySeconds: moved)
-        logger.notice("a laptop set the band's date (moved \(Int(moved.rounded())) s)")
-        return .clockSet(offsetSeconds: moved)
     }
 
+    /// A laptop changed a setting (already stored): the band applies what it can at once.
     func settingChanged(_ setting: BandSetting, to value: String) {
         logger.notice("a laptop set \(setting.rawValue) = \(value)")
         apply(setting, value)
-    }
-
-    func laptopSettingChanged(_ setting: LaptopSetting, to value: String) {
-        logger.notice("a laptop set its \(setting.rawValue) = \(value)")
-        studyRemindersChanged()
     }
 
     /// The paired laptops' study reminders, read again (one was set, laptops were forgotten).
@@ -476,54 +379,40 @@ extension Band: SyncServiceDelegate {
         practice.setStudyReminders(recorder.studyReminders())
         recorder.saveReminderState(practice.reminders.state)
     }
-    func storeFilled() { recorder.storeFilled() }
-
-    func usingReserve<T>(_ change: () throws -> T) throws -> T { try recorder.usingReserve(change) }
-
-    var storage: (condition: StoreCondition, text: String) { (recorder.condition, recorder.conditionText) }
 }
 
 extension Band {
     /// Starts raw capture for the session under way, if one is and none runs.
-    func startRawCapture() {
-        guard let start = sessionStartSeconds, recorder.isRecording, signals.rawCapture == nil else { return }
-        signals.rawCapture = RawSampleCapture(sessionStartSeconds: start)
-        logger.info("raw capture on: the session's accelerometer\(signals.heartRateConsent ? " and PPG" : "") samples are kept")
-    }
+    func startRawCapture() { sessions.startRawCapture(signals: &signals) }
 
-    /// Stores the raw blocks finished since the last second; says once when the cap is reached.
-    func storeRawSamples() {
-        guard var capture = signals.rawCapture else { return }
-        recorder.appendRaw(capture.takeFinishedBlocks())
-        defer { signals.rawCapture = capture }
-        if capture.capReached && !capture.capReported {
-            capture.capReported = true
-            logger.warning("raw capture reached its cap of \(capture.maximumBytes >> 20) MiB for this session after \(capture.samplesTaken[.accelerometer] ?? 0) accelerometer and \(capture.samplesTaken[.ppg] ?? 0) PPG samples; the session goes on without raw samples")
-        }
-    }
-
-    /// A setting changed, on the band's menu or from a laptop (already stored): every part
+    /// A laptop set a setting (already stored): its text is read once, here, and every part
     /// that depends on it follows at once.
-    func apply(_ setting: BandSetting, _ value: String) {
-        practice.apply(setting, value)
+    func apply(_ setting: BandSetting, _ text: String) {
+        practice.apply(setting, text)
+        follow(setting)
+    }
+
+    /// A setting changed, on the band's menu or from a laptop: every part that depends on it
+    /// follows, reading its typed value from the practice.
+    func follow(_ setting: BandSetting) {
+        let values = practice.machine.values
         switch setting {
         case .heightCentimeters:
-            let meters = (Double(value) ?? 170) / 100
+            let meters = Double(values.heightCentimeters) / 100
             signals.wearer.heightMeters = meters
             practice.setDefaultStepLength(GaitModel.defaultStepLengthMeters(heightMeters: meters))
         case .weightKilograms:
-            signals.wearer.weightKilograms = Double(value) ?? 70
+            signals.wearer.weightKilograms = Double(values.weightKilograms)
         case .retentionDays:
             recorder.pruneSoon()
         case .goalProgress:
             // Shown over the menu: draw it now if the menu is on screen.
             if case .menu = practice.screen { perform(practice.redraw(), now: hardware.clock.nowSeconds) }
         case .consentHeartRate:
-            let consent = value == "on"
-            signals.heartRateConsent = consent
-            hardware.heartRateSensor?.setEnabled(consent)
+            signals.heartRateConsent = values.heartRateConsent
+            hardware.heartRateSensor?.setEnabled(values.heartRateConsent)
         case .consentRawCapture:
-            if value == "on" {
+            if values.rawCaptureConsent {
                 startRawCapture()
             } else if let capture = signals.rawCapture {
                 // Withdrawn: nothing more is taken, not even the samples not yet stored; what

@@ -1,6 +1,6 @@
 import AmbleLinux
 import AmbleModel
-import TOMLKit
+import AmbleTOML
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -11,10 +11,13 @@ import Foundation
 /// the line and the key, and what would be right.
 public enum BoardFile {
     /// The most a board file may hold, bytes: 64 KiB. A real one is 1-1.3 kB (boards/*.toml),
-    /// a heavily commented one a few kB. Parsing costs up to about 55 times the text in memory
-    /// (a list of empty inline tables; docs/robustness.md), so a file at the limit costs about
-    /// 3.5 MB on the band, and a larger one is refused unread (a 50 MB file cost 891 MB).
+    /// a heavily commented one a few kB. Reading one costs a bounded multiple of the text in
+    /// memory (docs/packaging.md gives the measured figures), and a larger one is refused unread
+    /// (with TOMLKit, a 50 MB file cost 891 MB).
     public static let maximumBytes = 64 * 1024
+    /// The most values a board file may hold: 2,000 (boards/*.toml hold 30-60), so that reading
+    /// one costs at most about 0.6 MB whatever it holds (docs/packaging.md).
+    public static let maximumValues = 2000
 
     /// Reads the board file at `path`.
     public static func load(path: String) throws(BoardError) -> BoardConfiguration {
@@ -26,8 +29,7 @@ public enum BoardFile {
             throw BoardError(file: path, line: nil, key: nil, message: message)
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            let valid = String(decoding: data, as: UTF8.self)
-            let line = (TOMLText.problem(in: valid)?.line) ?? 1
+            let line = TOMLReader.invalidUTF8Position(in: data)?.line ?? 1
             throw BoardError(file: path, line: line, key: nil, message: "holds bytes that are not UTF-8 text; save the file as UTF-8")
         }
         return try parse(text: text, file: path)
@@ -35,16 +37,11 @@ public enum BoardFile {
 
     /// Parses board file text; `file` names it in errors.
     public static func parse(text: String, file: String) throws(BoardError) -> BoardConfiguration {
-        if let problem = TOMLText.problem(in: text) {
-            throw BoardError(file: file, line: problem.line, key: nil, message: "not valid TOML: line \(problem.line) \(problem.message)")
-        }
         let table: TOMLTable
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw BoardError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
+            table = try TOMLReader(maximumValues: maximumValues).read(text)
         } catch {
-            throw BoardError(file: file, line: 1, key: nil, message: "not valid TOML: \(printableText("\(error)", maximum: 200))")
+            throw BoardError(file: file, line: error.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
         }
         let locator = KeyLocator(text: text)
         let reader = TableReader(file: file, locator: locator, path: "", index: nil, table: table)

@@ -22,22 +22,7 @@ enum BoardSchema {
         let motor = try readLine(motorTable)
         let strength = try motorTable.double("strength", default: 1, range: 0.1...1)
 
-        var buttons: [BoardConfiguration.ButtonSpec] = []
-        for table in try top.arrayOfTables("button") {
-            try table.rejectUnknownKeys(known: ["role", "chip", "line", "active_low", "pull", "debounce_ms", "long_press_ms"])
-            let role: BoardConfiguration.ButtonRole = try table.choice("role")
-            if buttons.contains(where: { $0.role == role }) {
-                throw table.error("role", "a second \"\(role.rawValue)\" button; each role once")
-            }
-            buttons.append(BoardConfiguration.ButtonSpec(
-                role: role, line: try readLine(table, activeLowDefault: true),
-                pull: try table.choice("pull", default: .up),
-                debounceMilliseconds: try table.int("debounce_ms", default: 20, range: 1...200),
-                longPressMilliseconds: try table.int("long_press_ms", default: 800, range: 300...5000)))
-        }
-        for required in [BoardConfiguration.ButtonRole.next, .select] where !buttons.contains(where: { $0.role == required }) {
-            throw top.error("button", "no \"\(required.rawValue)\" button; add a [[button]] with role = \"\(required.rawValue)\" (a band needs next and select; back is optional)")
-        }
+        let buttons = try readButtons(top)
 
         var display: BoardConfiguration.DisplaySpec?
         if let table = try top.subtable("display") {
@@ -72,6 +57,39 @@ enum BoardSchema {
             }
         }
 
+        let storage = try readStorage(top, platform: platform)
+
+        var board = BoardConfiguration(file: top.file, name: name, platform: platform, accelerometer: accelerometer, heartRate: heartRate,
+                                       motor: motor, motorStrength: strength, buttons: buttons, display: display, wearer: wearer,
+                                       simulation: simulation, practice: practice)
+        board.storage = storage
+        return board
+    }
+
+    /// The `[[button]]`s: each role once, next and select required.
+    static func readButtons(_ top: TableReader) throws(BoardError) -> [BoardConfiguration.ButtonSpec] {
+        var buttons: [BoardConfiguration.ButtonSpec] = []
+        for table in try top.arrayOfTables("button") {
+            try table.rejectUnknownKeys(known: ["role", "chip", "line", "active_low", "pull", "debounce_ms", "long_press_ms"])
+            let role: BoardConfiguration.ButtonRole = try table.choice("role")
+            if buttons.contains(where: { $0.role == role }) {
+                throw table.error("role", "a second \"\(role.rawValue)\" button; each role once")
+            }
+            buttons.append(BoardConfiguration.ButtonSpec(
+                role: role, line: try readLine(table, activeLowDefault: true),
+                pull: try table.choice("pull", default: .up),
+                debounceMilliseconds: try table.int("debounce_ms", default: 20, range: 1...200),
+                longPressMilliseconds: try table.int("long_press_ms", default: 800, range: 300...5000)))
+        }
+        for required in [BoardConfiguration.ButtonRole.next, .select] where !buttons.contains(where: { $0.role == required }) {
+            throw top.error("button", "no \"\(required.rawValue)\" button; add a [[button]] with role = \"\(required.rawValue)\" (a band needs next and select; back is optional)")
+        }
+        return buttons
+    }
+
+    /// `[storage]`: a session's longest, the store's largest, the room kept free (8 MB by
+    /// default on Linux, none on the simulated board).
+    static func readStorage(_ top: TableReader, platform: BoardConfiguration.Platform) throws(BoardError) -> BoardConfiguration.StorageSpec {
         var storage = BoardConfiguration.StorageSpec()
         storage.reserveMegabytes = platform == .linux ? 8 : 0
         if let table = try top.subtable("storage") {
@@ -80,12 +98,7 @@ enum BoardSchema {
             if table.has("max_store_mb") { storage.maximumStoreMegabytes = try table.int("max_store_mb", default: 0, range: 1...1_000_000) }
             storage.reserveMegabytes = try table.int("reserve_mb", default: storage.reserveMegabytes, range: 0...1024)
         }
-
-        var board = BoardConfiguration(file: top.file, name: name, platform: platform, accelerometer: accelerometer, heartRate: heartRate,
-                                       motor: motor, motorStrength: strength, buttons: buttons, display: display, wearer: wearer,
-                                       simulation: simulation, practice: practice)
-        board.storage = storage
-        return board
+        return storage
     }
 
     static func readAccelerometer(_ table: TableReader) throws(BoardError) -> BoardConfiguration.AccelerometerSpec {

@@ -1,9 +1,6 @@
 import AmbleCompanion
 import AmbleStoreSupport
 import AmbleCompanionStore
-#if canImport(Glibc)
-import Glibc
-#endif
 import AmbleHardware
 import AmbleLinux
 import AmbleModel
@@ -154,10 +151,7 @@ func explain(_ error: any Error, band: String) -> String {
 
 /// The laptop's name as the band shows it: the host name.
 func laptopName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count) == 0 else { return "laptop" }
-    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return name.isEmpty ? "laptop" : String(name.prefix(32))
+    hostName().map { String($0.prefix(32)) } ?? "laptop"
 }
 
 // MARK: Where the store and the link meet

@@ -50,12 +50,6 @@ struct ThirdPartyComponent: Equatable {
             name: "swift-log", license: "Apache-2.0", source: "https://github.com/apple/swift-log",
             licenseURL: "https://github.com/apple/swift-log/blob/main/LICENSE.txt", usedFor: "ambled's logging"),
         ThirdPartyComponent(
-            name: "TOMLKit", license: "MIT", source: "https://github.com/LebJe/TOMLKit",
-            licenseURL: "https://github.com/LebJe/TOMLKit/blob/main/LICENSE", usedFor: "reading board files"),
-        ThirdPartyComponent(
-            name: "toml++ (in TOMLKit)", license: "MIT", source: "https://github.com/marzer/tomlplusplus",
-            licenseURL: "https://github.com/marzer/tomlplusplus/blob/master/LICENSE", usedFor: "TOMLKit's parser"),
-        ThirdPartyComponent(
             name: "swift-numerics", license: "Apache-2.0", source: "https://github.com/apple/swift-numerics",
             licenseURL: "https://github.com/apple/swift-numerics/blob/main/LICENSE.txt", usedFor: "signal processing maths"),
         ThirdPartyComponent(
@@ -96,6 +90,14 @@ struct ThirdPartyComponent: Equatable {
         ThirdPartyComponent(
             name: "swift-http-types", license: "Apache-2.0", source: "https://github.com/apple/swift-http-types",
             licenseURL: "https://github.com/apple/swift-http-types/blob/main/LICENSE.txt", usedFor: "amble-server's requests and answers"),
+        ThirdPartyComponent(
+            name: "swift-service-lifecycle", license: "Apache-2.0", source: "https://github.com/swift-server/swift-service-lifecycle",
+            licenseURL: "https://github.com/swift-server/swift-service-lifecycle/blob/main/LICENSE.txt",
+            usedFor: "amble-server's background job worker beside its HTTP server"),
+        ThirdPartyComponent(
+            name: "hdrhistogram-swift", license: "Apache-2.0", source: "https://github.com/HdrHistogram/hdrhistogram-swift",
+            licenseURL: "https://github.com/HdrHistogram/hdrhistogram-swift/blob/main/LICENSE",
+            usedFor: "amble-server-load's latency histograms (a load generator, not shipped)", use: .tests),
         ThirdPartyComponent(
             name: "swift-property-based", license: "MIT", source: "https://github.com/x-sheep/swift-property-based",
             licenseURL: "https://github.com/x-sheep/swift-property-based/blob/main/LICENSE",

@@ -1,8 +1,5 @@
 import AmbleCompanion
 import AmbleCompanionStore
-#if canImport(Glibc)
-import Glibc
-#endif
 import AmbleLinux
 import AmbleSync
 import ArgumentParser
@@ -57,7 +54,7 @@ struct PairCommand: ParsableCommand {
                 case .comparison:
                     let code = offer.codes.comparisonDigits
                     print("\(offer.bandName) shows a code. This laptop's code is:\n\n    \(code.prefix(3)) \(code.suffix(3))\n")
-                    fflush(nil)
+                    flushStandardOutput()
                     return ask("Does the band show the same code? [y/N] ").lowercased().hasPrefix("y")
                 case .passkey:
                     print("\(offer.bandName) buzzes a 4-digit code: n short pulses for digit n, one long pulse for 0. It repeats.")
@@ -71,7 +68,7 @@ struct PairCommand: ParsableCommand {
             }, waiting: {
                 if !waitingShown {
                     print("Now press select on the band.")
-                    fflush(nil)
+                    flushStandardOutput()
                     waitingShown = true
                 }
             })
@@ -97,7 +94,7 @@ struct PairCommand: ParsableCommand {
     /// that plays the wearer, as scripts/demo does).
     private func ask(_ question: String) -> String {
         print(question, terminator: "")
-        fflush(nil)
+        flushStandardOutput()
         return readLine(strippingNewline: true) ?? ""
     }
 }

@@ -1,7 +1,4 @@
 import AmbleLinux
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Ctrl-C (SIGINT) and SIGTERM while a command talks to a band, taken as a request to stop
 /// cleanly instead of ending the process where it stands: the link's waits end
@@ -9,7 +6,7 @@ import Glibc
 /// person reads what was kept. Once the first is taken, a second ends the process at once;
 /// the usual handling comes back when this is released.
 final class StopSignals {
-    private let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
+    private let watcher = SignalWatcher(signals: [SignalWatcher.interrupt, SignalWatcher.terminate])
     /// The first signal received.
     private(set) var received: Int32?
 
@@ -17,8 +14,7 @@ final class StopSignals {
     var isStopRequested: Bool {
         if received == nil, let signal = watcher.takeSignal() {
             received = signal
-            _ = Glibc.signal(SIGINT, SIG_DFL)
-            _ = Glibc.signal(SIGTERM, SIG_DFL)
+            watcher.restoreDefaultActions()
         }
         return received != nil
     }
@@ -30,9 +26,9 @@ final class StopSignals {
     }
 
     /// The signal as the person knows it.
-    var name: String { received == SIGTERM ? "SIGTERM" : "Ctrl-C" }
+    var name: String { received == SignalWatcher.terminate ? "SIGTERM" : "Ctrl-C" }
 
     /// What a shell expects of a process that stopped on this signal: 128 + its number
     /// (130 for Ctrl-C, 143 for SIGTERM).
-    var exitCode: Int32 { 128 + (received ?? SIGINT) }
+    var exitCode: Int32 { 128 + (received ?? SignalWatcher.interrupt) }
 }

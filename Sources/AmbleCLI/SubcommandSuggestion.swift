@@ -1,7 +1,6 @@
 import AmbleCompanion
 import AmbleLinux
 import AmbleStoreSupport
-import AmbleSQLite
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -28,13 +27,11 @@ extension AmbleCommand {
         }
         do {
             try command.run()
-        } catch let error as DatabaseError {
-            exit(withError: CommandError(errorSentence(error)))
-        } catch let error as CocoaError {
-            exit(withError: CommandError(errorSentence(error)))
         } catch let error as StoreFileError {
             exit(withError: CommandError("the store \(error)"))
         } catch {
+            // SQLite's and the file system's errors in words; the commands' own as they are.
+            if let sentence = storeOrFileErrorSentence(error) { exit(withError: CommandError(sentence)) }
             exit(withError: error)
         }
     }

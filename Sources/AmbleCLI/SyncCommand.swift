@@ -4,9 +4,6 @@ import AmbleHardware
 import AmbleLinux
 import AmbleModel
 import AmbleSync
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -64,7 +61,7 @@ struct SyncCommand: ParsableCommand {
             bar?.finish()
             let seconds = clock.nowSeconds - started
             if !json { print(Self.summary(result, seconds: seconds)) }
-            fflush(nil)
+            flushStandardOutput()
             var wipe: WipeOutcome?
             if !stop.isStopRequested {
                 GoalsAfterSync.run(store: store, link: link, bandName: band.name, quiet: json)

@@ -20,6 +20,8 @@ extension FuzzTarget {
             return [Array(Self.exampleBoard.utf8)]
         case .study:
             return [Array(Self.exampleStudy.utf8), Array(Self.exampleStudyJSON.utf8)]
+        case .toml:
+            return [Array(Self.exampleBoard.utf8), Array(Self.exampleStudy.utf8), Array(Self.exampleTOML.utf8)]
         case .stepsRecording:
             return [Array("time_s,x_g,y_g,z_g\n0.00,0.1,-0.2,0.98\n0.04,0.12,-0.21,0.97\n0.08,0.3,-0.1,1.2\n".utf8),
                     Array(Self.exampleWalk.utf8), Array("time_s,x_g,y_g,z_g\n0,1,0,0\n0.2,1.1,0,0\n0.4,0.9,0,0\n0.6,1,0,0\n".utf8)]
@@ -97,6 +99,30 @@ extension FuzzTarget {
         let connect = Framing.frame(.connect, try ik.writeMessage(payload: []).message)
         return [[0x3F] + pair, [0x3F] + connect + [0x7F] + Framing.frame(.secure, Array(repeating: 0, count: 40))]
     }
+
+    /// Every kind of TOML value and table once, for the `toml` target.
+    static let exampleTOML = #"""
+        s = "Bänd \"one\"\t\u00E9" # comment
+        l = 'C:\x'
+        "q k" = 1
+        d.e.f = true
+        m = """
+        a \
+          b"""
+        ml = '''x''y'''
+        [n]
+        i = [+99, -17, 0, 1_000, 0xDEAD_beef, 0o755, 0b1101]
+        f = [3.14, -2E-2, 6.626e-34, -inf, nan]
+        t = [1979-05-27T07:32:00Z, 1979-05-27 00:32:00.999-07:00, 1979-05-27T07:32:00, 2024-02-29, 00:32:00.5]
+        mixed = ["a", 1, [true], { x = 1, y.z = 2 }, {}]
+        [[b]]
+        r = "next"
+        [[b]]
+        [b.extra]
+        n = 1
+        [[b.p]]
+        k = "up"
+        """#
 
     static let exampleBoard = """
         name = "Fuzz band"

@@ -6,6 +6,7 @@ import AmbleModel
 import AmbleRecordings
 import AmbleServer
 import AmbleSync
+import AmbleTOML
 
 /// Every parser that takes outside input, as one function of bytes each: what `amble-fuzz`
 /// hands libFuzzer's inputs to, and what the tests replay the kept corpus and every crash
@@ -27,6 +28,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case board
     /// Study files (TOML or JSON), as `amble study join` reads them.
     case study
+    /// The TOML reader alone on raw bytes (its own UTF-8 check included); what it reads, its
+    /// writer must write as text that reads back equal.
+    case toml
     /// Acceleration recordings (CSV), read and then analysed as `amble analyze steps` does.
     case stepsRecording = "steps-recording"
     /// PPG recordings (CSV), read and then analysed as `amble analyze hr` does.
@@ -46,6 +50,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .sessionData: Self.sessionData(bytes)
         case .board: _ = try? BoardFile.parse(text: String(decoding: bytes, as: UTF8.self), file: "fuzz.toml")
         case .study: _ = StudyFileCheck.problem(text: String(decoding: bytes, as: UTF8.self))
+        case .toml: Self.toml(bytes)
         case .stepsRecording: Self.stepsRecording(bytes)
         case .ppgRecording: Self.ppgRecording(bytes)
         case .labels:
@@ -54,6 +59,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? HeartRateReference.read(text: text, name: "reference.csv")
         case .serverInput: ServerInputs.decode(bytes)
         }
+    }
+
+    static func toml(_ bytes: [UInt8]) {
+        guard let table = try? TOMLReader().read(bytes: bytes) else { return }
+        let again = Result { () throws(TOMLError) in try TOMLReader().read(table.tomlText) }
+        precondition((try? again.get()) == table, "the TOML writer wrote what reads otherwise: \(again)")
     }
 
     static func frames(_ bytes: [UInt8]) {

@@ -245,7 +245,7 @@ public func userName(_ uid: uid_t) -> String {
 }
 
 /// The system's reason for an error number, in lower case ("no such file or directory").
-func systemReasonText(_ number: Int32) -> String {
+public func systemReasonText(_ number: Int32) -> String {
     guard let text = strerror(number) else { return "system error \(number)" }
     let reason = String(cString: text)
     return reason.prefix(1).lowercased() + reason.dropFirst()

@@ -42,3 +42,11 @@ public func somethingMayBeAt(_ path: String) -> Bool {
     guard let problem = PathProblem.reading(path) else { return true }
     return problem.kind != .missing && problem.kind != .notAFolder
 }
+
+/// This machine's host name (`gethostname`), or nil when the system gives none.
+public func hostName() -> String? {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count) == 0 else { return nil }
+    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return name.isEmpty ? nil : name
+}

@@ -16,6 +16,10 @@ public final class SignalWatcher {
 
     public var pollDescriptor: Int32 { readEnd }
 
+    /// SIGINT (Ctrl-C) and SIGTERM by their numbers, for code above the Linux layer.
+    public static let interrupt = SIGINT
+    public static let terminate = SIGTERM
+
     public init(signals: [Int32] = [SIGTERM, SIGINT]) {
         var ends: [Int32] = [-1, -1]
         precondition(pipe(&ends) == 0, "pipe failed: \(Errno.current)")
@@ -57,6 +61,12 @@ public final class SignalWatcher {
         if signalPipeWriteEnd == writeEnd { signalPipeWriteEnd = -1 }
         closeDescriptor(readEnd)
         closeDescriptor(writeEnd)
+    }
+
+    /// The default action back for the watched signals while the watcher lives on: the next
+    /// one ends the process (the actions from before the watcher come back when it is freed).
+    public func restoreDefaultActions() {
+        for (number, _) in previousActions { _ = Glibc.signal(number, SIG_DFL) }
     }
 
     /// The signal received since the last call, if any.

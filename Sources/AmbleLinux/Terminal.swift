@@ -55,6 +55,12 @@ public func writeStandardOutput(_ text: String) -> Bool {
     writeWithoutBlocking(STDOUT_FILENO, text)
 }
 
+/// Writes out what `print` has buffered (every stdio stream: `fflush(NULL)`), before a prompt
+/// waits for input or a long wait begins.
+public func flushStandardOutput() {
+    fflush(nil)
+}
+
 /// Writes text to standard error, like `writeStandardOutput`.
 @discardableResult
 public func writeStandardError(_ text: String) -> Bool {

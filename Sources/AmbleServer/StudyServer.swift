@@ -24,15 +24,25 @@ public struct StudyServer: Sendable {
         /// Whether the researcher's login cookie is marked Secure (sent over HTTPS only): true
         /// but for plain HTTP on loopback (`serve --insecure-loopback`), where it could not be sent back.
         public var secureCookies: Bool
+        /// Whether this process runs a worker for the `jobs` table (docs/server-operations.md,
+        /// "Background jobs"); every process of a deployment may.
+        public var runsJobs: Bool
+        /// How the server finds out that the database cannot be reached (503 rather than a
+        /// request waiting on the pool); nil: connection errors still answer 503, but a request
+        /// waits for the pool as long as the pool waits (`DatabaseHealth`).
+        public var databaseHealth: DatabaseHealth?
 
         public init(now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                     rateLimitBurst: Double = 120, rateLimitPerSecond: Double = 4,
-                    maxItemBytes: Int = StudyAPILimits.maxItemBytes, secureCookies: Bool = true) {
+                    maxItemBytes: Int = StudyAPILimits.maxItemBytes, secureCookies: Bool = true, runsJobs: Bool = true,
+                    databaseHealth: DatabaseHealth? = nil) {
             self.now = now
             self.rateLimitBurst = rateLimitBurst
             self.rateLimitPerSecond = rateLimitPerSecond
             self.maxItemBytes = maxItemBytes
             self.secureCookies = secureCookies
+            self.runsJobs = runsJobs
+            self.databaseHealth = databaseHealth
         }
     }
 
@@ -64,6 +74,7 @@ public struct StudyServer: Sendable {
     public func application(server: HTTPServerBuilder = .http1(), configuration: ApplicationConfiguration = .init(),
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: DatabaseAvailability(health: self.configuration.databaseHealth ?? DatabaseHealth { true }))
         ParticipantRoutes(server: self).register(on: router)
         ResearcherRoutes(server: self).register(on: router)
         router.add(middleware: MethodNotAllowed())
@@ -73,6 +84,10 @@ public struct StudyServer: Sendable {
         let client = client
         let logger = logger
         app.beforeServerStarts(perform: { try await Migrator.migrate(client, logger: logger) })
+        if self.configuration.runsJobs {
+            app.addServices(JobWorker(queue: JobQueue(client: client, logger: logger), work: ServerJobs.work(logger: logger),
+                                      now: self.configuration.now, prepare: { try await Migrator.migrate(client, logger: logger) }))
+        }
         return app
     }
 }

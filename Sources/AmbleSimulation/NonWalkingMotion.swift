@@ -75,96 +75,123 @@ struct NonWalkingMotion {
                 t += duration + uniform(0.6, 4)
             }
         case .typing:
-            tiltRadians = uniform(0.2, 0.6)
-            tiltAxis = randomDirection()
-            noiseG = 0.004
-            var t = t0 + uniform(0, 0.3)
-            while t < end {
-                // Words of 3-8 taps, then a pause.
-                let taps = Int(uniform(3, 9))
-                for _ in 0 ..< taps where t < end {
-                    events.append(Event(start: t, duration: 0.12, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.4), amplitudeG: uniform(0.02, 0.08), shape: .tap(widthSeconds: 0.015)))
-                    t += uniform(0.1, 0.25)
-                }
-                t += uniform(0.2, 1.2)
-                if uniform(0, 1) < 0.15 {  // reach for the mouse or a key far away
-                    let duration = uniform(0.3, 0.8)
-                    appendGesture(at: t, duration: duration, amplitudeG: 0.05 ... 0.2, turnRadians: 0.05 ... 0.3)
-                    t += duration
-                }
-            }
+            startTyping(from: t0, to: end)
         case .washingUp:
-            tiltRadians = uniform(0.5, 0.9)
-            tiltAxis = randomDirection()
-            noiseG = 0.01
-            var t = t0 + uniform(0, 0.5)
-            while t < end {
-                let duration = uniform(1.5, 5)
-                events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.15, 0.5), shape: .burst(frequencyHz: uniform(3, 5))))
-                t += duration + uniform(0.2, 1)
-                let reach = uniform(0.5, 1.2)
-                appendGesture(at: t, duration: reach, amplitudeG: 0.2 ... 0.6, turnRadians: 0.3 ... 0.9)
-                t += reach + uniform(0.3, 2)
-            }
+            startWashingUp(from: t0, to: end)
         case .driving:
-            tiltRadians = uniform(0.3, 0.8)
-            tiltAxis = randomDirection()
-            vibrationG = uniform(0.005, 0.02)
-            vibrationHz = uniform(25, 45)
-            noiseG = 0.006
-            let bounceHz = uniform(1.0, 1.5)
-            var t = t0 + uniform(0, 1)
-            while t < end {
-                events.append(Event(start: t, duration: 3, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.5), amplitudeG: uniform(0.02, 0.12),
-                                    shape: .ring(frequencyHz: bounceHz * uniform(0.9, 1.1), damping: 0.25)))
-                t += uniform(0.2, 1.5)
-            }
-            t = t0 + uniform(1, 6)
-            while t < end {
-                let duration = uniform(2, 8)
-                events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.05, 0.3), shape: .push))
-                t += duration + uniform(2, 15)
-            }
+            startDriving(from: t0, to: end)
         case .deskWork:
-            tiltRadians = uniform(0.2, 0.6)
-            tiltAxis = randomDirection()
-            noiseG = 0.004
-            var t = t0 + uniform(0, 0.5)
-            while t < end {
-                events.append(Event(start: t, duration: 0.25, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.5), amplitudeG: uniform(0.1, 0.45),
-                                    shape: .tap(widthSeconds: 0.035)))
-                // Irregular: mostly 0.4-2.5 s apart, sometimes a quick run, sometimes a pause.
-                let r = uniform(0, 1)
-                t += r < 0.2 ? uniform(0.15, 0.4) : (r < 0.85 ? uniform(0.4, 2.5) : uniform(2.5, 6))
-                if uniform(0, 1) < 0.1 {  // reach for a pen, the phone, the mouse
-                    let duration = uniform(0.5, 1.2)
-                    appendGesture(at: t, duration: duration, amplitudeG: 0.1 ... 0.4, turnRadians: 0.1 ... 0.5)
-                    t += duration
-                }
-            }
-            events.sort { $0.start < $1.start }
+            startDeskWork(from: t0, to: end)
         case .train:
-            tiltRadians = uniform(0.2, 0.6)
-            tiltAxis = randomDirection()
-            swayAmplitudeG = uniform(0.01, 0.04)
-            swayFrequencyHz = uniform(0.5, 1.0)
-            swayDirection = randomDirection()
-            vibrationG = uniform(0.005, 0.015)
-            vibrationHz = uniform(15, 30)
-            noiseG = 0.008
-            let speed = uniform(15, 30)               // m/s
-            let jointSpacing = 25.0                   // m, jointed rail
-            let axleSpacing = 2.5, bogieSpacing = 17.5 // m, one coach
-            var t = t0 + uniform(0, 1)
-            while t < end {
-                for offset in [0, axleSpacing, bogieSpacing, bogieSpacing + axleSpacing] {
-                    events.append(Event(start: t + offset / speed, duration: 0.15, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.3),
-                                        amplitudeG: uniform(0.03, 0.1), shape: .tap(widthSeconds: 0.02)))
-                }
-                t += jointSpacing / speed
-            }
-            events.sort { $0.start < $1.start }
+            startTrain(from: t0, to: end)
         }
+    }
+
+    /// A steady tilt of the wrist for the segment, by an angle drawn from `radians` (radians)
+    /// about a random axis.
+    private mutating func tiltWrist(_ radians: ClosedRange<Double>) {
+        tiltRadians = uniform(radians.lowerBound, radians.upperBound)
+        tiltAxis = randomDirection()
+    }
+
+    /// Typing: a tilted wrist, taps in words of 3-8 with pauses, now and then a reach.
+    private mutating func startTyping(from t0: Double, to end: Double) {
+        tiltWrist(0.2 ... 0.6)
+        noiseG = 0.004
+        var t = t0 + uniform(0, 0.3)
+        while t < end {
+            // Words of 3-8 taps, then a pause.
+            let taps = Int(uniform(3, 9))
+            for _ in 0 ..< taps where t < end {
+                events.append(Event(start: t, duration: 0.12, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.4), amplitudeG: uniform(0.02, 0.08), shape: .tap(widthSeconds: 0.015)))
+                t += uniform(0.1, 0.25)
+            }
+            t += uniform(0.2, 1.2)
+            if uniform(0, 1) < 0.15 {  // reach for the mouse or a key far away
+                let duration = uniform(0.3, 0.8)
+                appendGesture(at: t, duration: duration, amplitudeG: 0.05 ... 0.2, turnRadians: 0.05 ... 0.3)
+                t += duration
+            }
+        }
+    }
+
+    /// Washing up: a tilted wrist, bursts of scrubbing at 3-5 Hz between reaches.
+    private mutating func startWashingUp(from t0: Double, to end: Double) {
+        tiltWrist(0.5 ... 0.9)
+        noiseG = 0.01
+        var t = t0 + uniform(0, 0.5)
+        while t < end {
+            let duration = uniform(1.5, 5)
+            events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.15, 0.5), shape: .burst(frequencyHz: uniform(3, 5))))
+            t += duration + uniform(0.2, 1)
+            let reach = uniform(0.5, 1.2)
+            appendGesture(at: t, duration: reach, amplitudeG: 0.2 ... 0.6, turnRadians: 0.3 ... 0.9)
+            t += reach + uniform(0.3, 2)
+        }
+    }
+
+    /// Driving: a tilted wrist on the wheel, the engine's vibration, the car's bounces and the arm's pushes.
+    private mutating func startDriving(from t0: Double, to end: Double) {
+        tiltWrist(0.3 ... 0.8)
+        vibrationG = uniform(0.005, 0.02)
+        vibrationHz = uniform(25, 45)
+        noiseG = 0.006
+        let bounceHz = uniform(1.0, 1.5)
+        var t = t0 + uniform(0, 1)
+        while t < end {
+            events.append(Event(start: t, duration: 3, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.5), amplitudeG: uniform(0.02, 0.12),
+                                shape: .ring(frequencyHz: bounceHz * uniform(0.9, 1.1), damping: 0.25)))
+            t += uniform(0.2, 1.5)
+        }
+        t = t0 + uniform(1, 6)
+        while t < end {
+            let duration = uniform(2, 8)
+            events.append(Event(start: t, duration: duration, direction: randomDirection(), amplitudeG: uniform(0.05, 0.3), shape: .push))
+            t += duration + uniform(2, 15)
+        }
+    }
+
+    /// Desk work: a tilted wrist, irregular taps (mostly 0.4-2.5 s apart), now and then a reach.
+    private mutating func startDeskWork(from t0: Double, to end: Double) {
+        tiltWrist(0.2 ... 0.6)
+        noiseG = 0.004
+        var t = t0 + uniform(0, 0.5)
+        while t < end {
+            events.append(Event(start: t, duration: 0.25, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.5), amplitudeG: uniform(0.1, 0.45),
+                                shape: .tap(widthSeconds: 0.035)))
+            // Irregular: mostly 0.4-2.5 s apart, sometimes a quick run, sometimes a pause.
+            let r = uniform(0, 1)
+            t += r < 0.2 ? uniform(0.15, 0.4) : (r < 0.85 ? uniform(0.4, 2.5) : uniform(2.5, 6))
+            if uniform(0, 1) < 0.1 {  // reach for a pen, the phone, the mouse
+                let duration = uniform(0.5, 1.2)
+                appendGesture(at: t, duration: duration, amplitudeG: 0.1 ... 0.4, turnRadians: 0.1 ... 0.5)
+                t += duration
+            }
+        }
+        events.sort { $0.start < $1.start }
+    }
+
+    /// A train: a tilted wrist, the coach's sway and vibration, the rail joints under each axle.
+    private mutating func startTrain(from t0: Double, to end: Double) {
+        tiltWrist(0.2 ... 0.6)
+        swayAmplitudeG = uniform(0.01, 0.04)
+        swayFrequencyHz = uniform(0.5, 1.0)
+        swayDirection = randomDirection()
+        vibrationG = uniform(0.005, 0.015)
+        vibrationHz = uniform(15, 30)
+        noiseG = 0.008
+        let speed = uniform(15, 30)               // m/s
+        let jointSpacing = 25.0                   // m, jointed rail
+        let axleSpacing = 2.5, bogieSpacing = 17.5 // m, one coach
+        var t = t0 + uniform(0, 1)
+        while t < end {
+            for offset in [0, axleSpacing, bogieSpacing, bogieSpacing + axleSpacing] {
+                events.append(Event(start: t + offset / speed, duration: 0.15, direction: wobble(Vector(x: 0, y: 0, z: 1), 0.3),
+                                    amplitudeG: uniform(0.03, 0.1), shape: .tap(widthSeconds: 0.02)))
+            }
+            t += jointSpacing / speed
+        }
+        events.sort { $0.start < $1.start }
     }
 
     /// The wrist's reading at `t`: the still reading turned and moved by this segment's motion.

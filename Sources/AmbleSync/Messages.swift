@@ -276,41 +276,62 @@ public enum SyncMessage: Equatable, Sendable {
         let number = UInt32(try r.count(limit: Int(UInt32.max)))
         let type = try r.byte()
         let message: SyncMessage
+        if let laptops = try decodeLaptopMessage(type, &r) {
+            message = laptops
+        } else if let bands = try decodeBandMessage(type, &r) {
+            message = bands
+        } else {
+            throw .unknownType(type)
+        }
+        try r.finish()
+        return (number, message)
+    }
+
+    /// A message the laptop sends (types 0x01-0x11); nil for any other type.
+    private static func decodeLaptopMessage(_ type: UInt8, _ r: inout BinaryReader) throws(CodingError) -> SyncMessage? {
         switch type {
         case 0x01:
-            message = .hello(lowestVersion: try r.count(limit: 1000), highestVersion: try r.count(limit: 1000), client: try r.string(limit: 64))
+            return .hello(lowestVersion: try r.count(limit: 1000), highestVersion: try r.count(limit: 1000), client: try r.string(limit: 64))
         case 0x02:
-            message = .listSessions(afterID: try r.signed())
+            return .listSessions(afterID: try r.signed())
         case 0x03:
-            message = .getChunk(sessionID: try r.signed(), offset: try r.count(limit: SessionCoding.maximumRawLength),
-                                maximumLength: try r.count(limit: maximumChunkLength))
+            return .getChunk(sessionID: try r.signed(), offset: try r.count(limit: SessionCoding.maximumRawLength),
+                             maximumLength: try r.count(limit: maximumChunkLength))
         case 0x04:
-            message = .acknowledge(sessionID: try r.signed())
+            return .acknowledge(sessionID: try r.signed())
         case 0x05:
-            message = .getSettings
+            return .getSettings
         case 0x06:
-            message = .setSetting(key: try r.string(limit: 64), value: try r.string(limit: 256))
+            return .setSetting(key: try r.string(limit: 64), value: try r.string(limit: 256))
         case 0x07:
-            message = .setClock(unixSeconds: try r.finiteDouble())
+            return .setClock(unixSeconds: try r.finiteDouble())
         case 0x08:
             guard let step = DeleteAllStep(rawValue: try r.byte()) else { throw .malformed("unknown delete-all step", at: r.position - 1) }
-            message = .deleteAll(step)
+            return .deleteAll(step)
         case 0x09:
-            message = .getStatus
+            return .getStatus
         case 0x0A:
-            message = .getStorage
+            return .getStorage
         case 0x10:
-            message = .pairingVerdict(accepted: try r.bool())
+            return .pairingVerdict(accepted: try r.bool())
         case 0x11:
-            message = .pairingStatus
+            return .pairingStatus
+        default:
+            return nil
+        }
+    }
+
+    /// A message the band sends (types 0x81-0x8A, 0x90, 0x91 and 0xFF); nil for any other type.
+    private static func decodeBandMessage(_ type: UInt8, _ r: inout BinaryReader) throws(CodingError) -> SyncMessage? {
+        switch type {
         case 0x90:
-            message = .pairingReveal(nonce: try r.data(limit: 64), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64))
+            return .pairingReveal(nonce: try r.data(limit: 64), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64))
         case 0x91:
             guard let state = PairingState(rawValue: try r.byte()) else { throw .malformed("unknown pairing state", at: r.position - 1) }
-            message = .pairingState(state)
+            return .pairingState(state)
         case 0x81:
-            message = .welcome(version: try r.count(limit: 1000), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64),
-                               bandUnixSeconds: try r.finiteDouble())
+            return .welcome(version: try r.count(limit: 1000), bandID: try r.string(limit: 64), bandName: try r.string(limit: 64),
+                            bandUnixSeconds: try r.finiteDouble())
         case 0x82:
             let more = try r.bool()
             let n = try r.count(limit: maximumListLength)
@@ -321,22 +342,22 @@ public enum SyncMessage: Equatable, Sendable {
                                             dataLength: try r.count(limit: SessionCoding.maximumRawLength), dataCRC32: try r.uint32(),
                                             synced: try r.bool()))
             }
-            message = .sessionList(entries, more: more)
+            return .sessionList(entries, more: more)
         case 0x83:
-            message = .chunk(sessionID: try r.signed(), offset: try r.count(limit: SessionCoding.maximumRawLength),
-                             totalLength: try r.count(limit: SessionCoding.maximumRawLength), bytes: try r.data(limit: maximumChunkLength))
+            return .chunk(sessionID: try r.signed(), offset: try r.count(limit: SessionCoding.maximumRawLength),
+                          totalLength: try r.count(limit: SessionCoding.maximumRawLength), bytes: try r.data(limit: maximumChunkLength))
         case 0x84:
-            message = .acknowledged(sessionID: try r.signed())
+            return .acknowledged(sessionID: try r.signed())
         case 0x85:
             let n = try r.count(limit: 64)
             var values: [SettingValue] = []
             for _ in 0 ..< n { values.append(SettingValue(key: try r.string(limit: 64), value: try r.string(limit: 256))) }
-            message = .settings(values)
+            return .settings(values)
         case 0x87:
-            message = .clockSet(offsetSeconds: try r.finiteDouble())
+            return .clockSet(offsetSeconds: try r.finiteDouble())
         case 0x88:
             guard let state = DeleteAllState(rawValue: try r.byte()) else { throw .malformed("unknown delete-all state", at: r.position - 1) }
-            message = .deleteAllState(state)
+            return .deleteAllState(state)
         case 0x89:
             let n = try r.count(limit: maximumRecordingCount)
             var recording: [RecordingEntry] = []
@@ -344,18 +365,16 @@ public enum SyncMessage: Equatable, Sendable {
                 recording.append(RecordingEntry(id: try r.signed(), kind: try r.string(limit: 32), startUnixSeconds: try r.finiteDouble(),
                                                 recordedSeconds: try r.count(limit: 100 * 86_400)))
             }
-            message = .status(recording: recording)
+            return .status(recording: recording)
         case 0x8A:
             guard let condition = StoreCondition(rawValue: try r.byte()) else { throw .malformed("unknown storage condition", at: r.position - 1) }
-            message = .storage(condition, message: try r.string(limit: maximumMessageLength))
+            return .storage(condition, message: try r.string(limit: maximumMessageLength))
         case 0xFF:
             let raw = try r.byte()
-            message = .failure(code: FailureCode(rawValue: raw) ?? .internalError, message: try r.string(limit: maximumMessageLength))
+            return .failure(code: FailureCode(rawValue: raw) ?? .internalError, message: try r.string(limit: maximumMessageLength))
         default:
-            throw .unknownType(type)
+            return nil
         }
-        try r.finish()
-        return (number, message)
     }
 }
 

@@ -123,6 +123,13 @@ func runButtonChecks(_ run: HILRun, _ env: HILEnvironment) {
         try expectEqual(record.edges.map(\.becameActive), [true, false], "edges (became active?)")
         try expectEqual(record.events.map(\.event), [.shortPressed(.next)], "debounced events")
     }
+    runHeldAndUnbiasedButtonChecks(run, env)
+}
+
+/// A long press, an input without bias, and an empty drain.
+func runHeldAndUnbiasedButtonChecks(_ run: HILRun, _ env: HILEnvironment) {
+    let chip = env.gpioChipName
+
     run.check("button: a 1 s hold is one long press, reported while still held") {
         let input = try LinuxGPIOInput(address: GPIOLineAddress(chip: chip, line: .offset(SimLine.backButton.rawValue)), activeLow: false, pull: .down)
         var debouncer = ButtonDebouncer(role: .back, longPressSeconds: 0.8)

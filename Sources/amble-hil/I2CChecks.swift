@@ -80,7 +80,14 @@ func runI2CChecks(_ run: HILRun, _ env: HILEnvironment) {
         try expectEqual(writeError.kind, .noAcknowledge, "write kind")
     }
 
-    // MARK: SMBus calls (the kernel's own i2c-stub)
+    runSMBusChecks(run, bus: bus, smbus: smbus)
+    runMissingBusChecks(run)
+    runDriverChecks(run, bus: bus)
+}
+
+/// The SMBus calls, on the kernel's own i2c-stub (and one on amble-i2c-stub).
+func runSMBusChecks(_ run: HILRun, bus: LinuxI2CBus, smbus: LinuxI2CBus) {
+    let a = StubChip.accelerometer
     let p = StubChip.ppg
     run.check("smbus: chip ID preloaded by i2cset reads back (read byte data)") {
         try expectEqual(try smbus.smbusReadByte(address: a, register: 0x0F), 0x33, "WHO_AM_I at 0x18")
@@ -121,8 +128,11 @@ func runI2CChecks(_ run: HILRun, _ env: HILEnvironment) {
         }
         try expectEqual(error.kind, .plainI2CUnsupported, "kind")
     }
+}
 
-    // MARK: Buses that are not there
+/// Buses that are not there, and a device that is no I2C bus.
+func runMissingBusChecks(_ run: HILRun) {
+    let a = StubChip.accelerometer
     run.check("i2c: missing bus /dev/i2c-99 is busMissing") {
         let byPath = try expectThrows(I2CError.self, "open /dev/i2c-99") { _ = try LinuxI2CBus(path: "/dev/i2c-99") }
         try expectEqual(byPath.kind, .busMissing, "kind by path")
@@ -137,12 +147,16 @@ func runI2CChecks(_ run: HILRun, _ env: HILEnvironment) {
         }
         try expectEqual(error.kind, .io(errno: ENOTTY), "kind")
     }
-
-    runDriverChecks(run, bus: bus)
 }
 
 /// The chip drivers' set-up and reads, through `LinuxI2CBus` and amble-i2c-stub.
 func runDriverChecks(_ run: HILRun, bus: LinuxI2CBus) {
+    runLIS3DHChecks(run, bus: bus)
+    runMAX30102Checks(run, bus: bus)
+}
+
+/// The LIS3DH driver: a wrong chip refused, its set-up read back, FIFO bursts decoded.
+func runLIS3DHChecks(_ run: HILRun, bus: LinuxI2CBus) {
     let a = StubChip.accelerometer
 
     run.check("lis3dh: a wrong chip (the MAX30102 at 0x57) is refused and identified") {
@@ -206,6 +220,10 @@ func runDriverChecks(_ run: HILRun, bus: LinuxI2CBus) {
         guard case .bus(let busError) = error.kind else { throw CheckFailure("kind: got \(error.kind), expected a bus error") }
         try expectEqual(busError.kind, .noAcknowledge, "bus error kind")
     }
+}
+
+/// The MAX30102 driver: its reset poll, a FIFO burst decoded, shut down.
+func runMAX30102Checks(_ run: HILRun, bus: LinuxI2CBus) {
     run.check("max30102: configure() checks PART_ID, resets, and stops at the reset poll") {
         // A register file keeps the RESET bit the driver writes, where the chip clears it:
         // the driver must give up after its 50 polls with resetTimedOut.

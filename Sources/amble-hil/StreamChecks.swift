@@ -54,6 +54,11 @@ func runStreamChecks(_ run: HILRun) {
         }
         try expectEqual(error.errno, ECONNREFUSED, "errno")
     }
+    runSystemChecks(run)
+}
+
+/// Signals, the clock and the terminal.
+func runSystemChecks(_ run: HILRun) {
     run.check("signals: SIGTERM and SIGINT right after set-up become readable on the watcher") {
         let watcher = SignalWatcher(signals: [SIGTERM, SIGINT])
         raise(SIGTERM)               // to this thread, at once

@@ -113,8 +113,11 @@ struct Serve: AsyncParsableCommand {
         let builder: HTTPServerBuilder = insecureLoopback
             ? .http1()
             : try .tls(.http1(), tlsConfiguration: files.tlsConfiguration(certificatePath: tlsCert, keyPath: tlsKey))
-        let client = PostgresClient(configuration: try database.url().clientConfiguration, backgroundLogger: logger)
-        let server = StudyServer(client: client, signingKey: key, configuration: .init(secureCookies: !insecureLoopback), logger: logger)
+        let url = try database.url()
+        let client = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
+        let server = StudyServer(client: client, signingKey: key,
+                                 configuration: .init(secureCookies: !insecureLoopback, databaseHealth: DatabaseHealth(url: url, logger: logger)),
+                                 logger: logger)
         let app = server.application(server: builder, configuration: .init(address: .hostname(host, port: port), serverName: "amble-server")) { _ in
             print("amble-server: serving \(insecureLoopback ? "http" : "https")://\(listen)/v1")
             fflush(nil)

@@ -153,90 +153,11 @@ struct ScoreHR: ParsableCommand {
             }
         }
 
-        if !noReliability {
-            print("")
-            print("reliability: every window, no threshold; per confidence bin: windows with a value, share within 5 bpm, share more than 10 off")
-            var tables: [(set: String, table: HeartRateReliability)] = []
-            var header = pad("set, variant", 58)
-            for b in 0..<(HeartRateReliability.edges.count - 1) { header += "| " + pad(HeartRateReliability.binName(b), 15) }
-            print(header + "| alone")
-            for device in devices {
-                for variant in variants {
-                    let table = HeartRateReliability(runs[variant]!.filter { $0.device == device.name })
-                    tables.append(("\(device.name), \(variant.title)", table))
-                    var line = pad("\(device.name), \(variant.title)", 58)
-                    for bin in table.bins { line += "| " + pad(bin.text, 15) }
-                    print(line + "| " + (HeartRateReliability.displayThreshold([table]).map { format2($0) } ?? "none"))
-                }
-            }
-            let rule = HeartRateReliability.displayThreshold(tables.map { $0.table })
-            print("(\"alone\": the rule on that table alone)")
-            print("display threshold by the rule (the lowest lower edge at which, on every set and variant, at most "
-                  + "\(percent(HeartRateReliability.displayFarOffShare)) of the values shown are more than 10 bpm off and every bin shown is at least "
-                  + "\(percent(HeartRateReliability.displayWithinFiveShare)) within 5 bpm): " + (rule.map { format2($0) } ?? "none"))
-            if rule == nil {
-                let met = tables.filter { HeartRateReliability.displayThreshold([$0.table]) != nil }
-                let missed = tables.filter { HeartRateReliability.displayThreshold([$0.table]) == nil }
-                print("  on the \(met.count) of \(tables.count) sets and variants on which it can be met: "
-                      + (HeartRateReliability.displayThreshold(met.map { $0.table }).map { format2($0) } ?? "none"))
-                print("  met at no edge: " + (missed.isEmpty ? "-" : missed.map { $0.set }.joined(separator: "; ")))
-            }
-            printClassThresholds(runs, devices: devices, variants: variants)
-        }
+        if !noReliability { try printReliability(runs, devices: devices, variants: variants) }
 
-        if !noLODO {
-            print("")
-            print("leave-one-device-out: evidenceScale, neutralEvidence, driftBPM" + (lodoFixedThreshold ? " (threshold fixed at \(format(fixedThreshold)))" : " and the confidence threshold")
-                  + " chosen on the other devices")
-            print("(lowest MAE with coverage >= 95 % and at most 2 % off by more than 10 bpm), scored on this one")
-            let grid = LeaveOneDeviceOut.grid(around: base)
-            let scored = grid.map { parameters in
-                (parameters: parameters, runs: Replayed.all(recordings, parameters: parameters))
-            }
-            var chosen: [String: (parameters: HeartRateEstimator.Parameters, threshold: Double)] = [:]
-            for device in devices {
-                let training = devices.filter { $0.name != device.name }.map(\.name)
-                let choice = LeaveOneDeviceOut.choose(scored.map { ($0.parameters, $0.runs.filter { training.contains($0.device) }) },
-                                                      thresholds: lodoFixedThreshold ? [fixedThreshold] : LeaveOneDeviceOut.thresholds)
-                chosen[device.name] = (choice.parameters, choice.threshold)
-                print("  \(device.name): chosen on \(training.joined(separator: " and ")): \(LeaveOneDeviceOut.describe(choice.parameters)), threshold \(format(choice.threshold)) (there \(choice.figures.text))")
-            }
-            var held: [String: [SensorVariant: Figures]] = [:]
-            for device in devices {
-                let (parameters, threshold) = chosen[device.name]!
-                let own = recordings.filter { $0.device == device.name }
-                for variant in variants {
-                    held[device.name, default: [:]][variant] = Figures(Replayed.all(own.map { $0.with(variant) }, parameters: parameters),
-                                                                       threshold: threshold)
-                }
-            }
-            printTable(devices: devices, variants: variants) { device, variant in held[device.name]![variant]!.text }
-            printClassLeaveOneDeviceOut(runs, devices: devices, variants: variants)
-        }
+        if !noLODO { try printLeaveOneDeviceOut(recordings, base: base, runs: runs, devices: devices, variants: variants) }
 
-        if draws > 0 {
-            print("")
-            print("moved: \(draws) draws, \(HeartRateEstimator.Parameters.confidenceNames.joined(separator: ", ")) each x (1 ± up to \(format(spread))), seed \(seed)")
-            var random = SeededRandom(seed: seed)
-            var moved: [[Figures]] = Array(repeating: [], count: devices.count * variants.count)
-            for _ in 0..<draws {
-                var parameters = base
-                for named in HeartRateEstimator.Parameters.all where HeartRateEstimator.Parameters.confidenceNames.contains(named.name) {
-                    parameters[keyPath: named.keyPath] *= 1 + spread * (2 * random.unit() - 1)
-                }
-                for (v, variant) in variants.enumerated() {
-                    let replayed = Replayed.all(recordings.map { $0.with(variant) }, parameters: parameters)
-                    for (d, device) in devices.enumerated() {
-                        moved[d * variants.count + v].append(Figures(replayed.filter { $0.device == device.name }, threshold: mainThreshold))
-                    }
-                }
-            }
-            print("worst draw per set and variant (MAE, coverage, far off: each the worst of the draws)")
-            printTable(devices: devices, variants: variants) { device, variant in
-                let figures = moved[devices.firstIndex { $0.name == device.name }! * variants.count + variants.firstIndex(of: variant)!]
-                return Figures.worst(figures).text
-            }
-        }
+        if draws > 0 { printDraws(recordings, base: base, devices: devices, variants: variants) }
 
         print("")
         print("threshold trade-off, as recorded (MAE, coverage, off by more than 10):")
@@ -244,6 +165,94 @@ struct ScoreHR: ParsableCommand {
             var line = pad("  \(format2(t))", 14)
             for device in devices { line += "| " + pad(Figures(runs[.asRecorded]!.filter { $0.device == device.name }, threshold: t).text, 26) }
             print(line)
+        }
+    }
+
+    /// The reliability tables per set and variant, the display threshold's rule on them all and per sensor class.
+    func printReliability(_ runs: [SensorVariant: [Replayed]], devices: [Device], variants: [SensorVariant]) throws {
+        print("")
+        print("reliability: every window, no threshold; per confidence bin: windows with a value, share within 5 bpm, share more than 10 off")
+        var tables: [(set: String, table: HeartRateReliability)] = []
+        var header = pad("set, variant", 58)
+        for b in 0..<(HeartRateReliability.edges.count - 1) { header += "| " + pad(HeartRateReliability.binName(b), 15) }
+        print(header + "| alone")
+        for device in devices {
+            for variant in variants {
+                let table = HeartRateReliability(runs[variant]!.filter { $0.device == device.name })
+                tables.append(("\(device.name), \(variant.title)", table))
+                var line = pad("\(device.name), \(variant.title)", 58)
+                for bin in table.bins { line += "| " + pad(bin.text, 15) }
+                print(line + "| " + (HeartRateReliability.displayThreshold([table]).map { format2($0) } ?? "none"))
+            }
+        }
+        let rule = HeartRateReliability.displayThreshold(tables.map { $0.table })
+        print("(\"alone\": the rule on that table alone)")
+        print("display threshold by the rule (the lowest lower edge at which, on every set and variant, at most "
+              + "\(percent(HeartRateReliability.displayFarOffShare)) of the values shown are more than 10 bpm off and every bin shown is at least "
+              + "\(percent(HeartRateReliability.displayWithinFiveShare)) within 5 bpm): " + (rule.map { format2($0) } ?? "none"))
+        if rule == nil {
+            let met = tables.filter { HeartRateReliability.displayThreshold([$0.table]) != nil }
+            let missed = tables.filter { HeartRateReliability.displayThreshold([$0.table]) == nil }
+            print("  on the \(met.count) of \(tables.count) sets and variants on which it can be met: "
+                  + (HeartRateReliability.displayThreshold(met.map { $0.table }).map { format2($0) } ?? "none"))
+            print("  met at no edge: " + (missed.isEmpty ? "-" : missed.map { $0.set }.joined(separator: "; ")))
+        }
+        printClassThresholds(runs, devices: devices, variants: variants)
+    }
+
+    /// Leave-one-device-out: the parameters and threshold chosen on the other devices, scored on each; then of the per-class thresholds.
+    func printLeaveOneDeviceOut(_ recordings: [Recording], base: HeartRateEstimator.Parameters, runs: [SensorVariant: [Replayed]], devices: [Device], variants: [SensorVariant]) throws {
+        print("")
+        print("leave-one-device-out: evidenceScale, neutralEvidence, driftBPM" + (lodoFixedThreshold ? " (threshold fixed at \(format(fixedThreshold)))" : " and the confidence threshold")
+              + " chosen on the other devices")
+        print("(lowest MAE with coverage >= 95 % and at most 2 % off by more than 10 bpm), scored on this one")
+        let grid = LeaveOneDeviceOut.grid(around: base)
+        let scored = grid.map { parameters in
+            (parameters: parameters, runs: Replayed.all(recordings, parameters: parameters))
+        }
+        var chosen: [String: (parameters: HeartRateEstimator.Parameters, threshold: Double)] = [:]
+        for device in devices {
+            let training = devices.filter { $0.name != device.name }.map(\.name)
+            let choice = LeaveOneDeviceOut.choose(scored.map { ($0.parameters, $0.runs.filter { training.contains($0.device) }) },
+                                                  thresholds: lodoFixedThreshold ? [fixedThreshold] : LeaveOneDeviceOut.thresholds)
+            chosen[device.name] = (choice.parameters, choice.threshold)
+            print("  \(device.name): chosen on \(training.joined(separator: " and ")): \(LeaveOneDeviceOut.describe(choice.parameters)), threshold \(format(choice.threshold)) (there \(choice.figures.text))")
+        }
+        var held: [String: [SensorVariant: Figures]] = [:]
+        for device in devices {
+            let (parameters, threshold) = chosen[device.name]!
+            let own = recordings.filter { $0.device == device.name }
+            for variant in variants {
+                held[device.name, default: [:]][variant] = Figures(Replayed.all(own.map { $0.with(variant) }, parameters: parameters),
+                                                                   threshold: threshold)
+            }
+        }
+        printTable(devices: devices, variants: variants) { device, variant in held[device.name]![variant]!.text }
+        printClassLeaveOneDeviceOut(runs, devices: devices, variants: variants)
+    }
+
+    /// The worst of `draws` draws with the confidence parameters moved by up to ±`spread`.
+    func printDraws(_ recordings: [Recording], base: HeartRateEstimator.Parameters, devices: [Device], variants: [SensorVariant]) {
+        print("")
+        print("moved: \(draws) draws, \(HeartRateEstimator.Parameters.confidenceNames.joined(separator: ", ")) each x (1 ± up to \(format(spread))), seed \(seed)")
+        var random = SeededRandom(seed: seed)
+        var moved: [[Figures]] = Array(repeating: [], count: devices.count * variants.count)
+        for _ in 0..<draws {
+            var parameters = base
+            for named in HeartRateEstimator.Parameters.all where HeartRateEstimator.Parameters.confidenceNames.contains(named.name) {
+                parameters[keyPath: named.keyPath] *= 1 + spread * (2 * random.unit() - 1)
+            }
+            for (v, variant) in variants.enumerated() {
+                let replayed = Replayed.all(recordings.map { $0.with(variant) }, parameters: parameters)
+                for (d, device) in devices.enumerated() {
+                    moved[d * variants.count + v].append(Figures(replayed.filter { $0.device == device.name }, threshold: mainThreshold))
+                }
+            }
+        }
+        print("worst draw per set and variant (MAE, coverage, far off: each the worst of the draws)")
+        printTable(devices: devices, variants: variants) { device, variant in
+            let figures = moved[devices.firstIndex { $0.name == device.name }! * variants.count + variants.firstIndex(of: variant)!]
+            return Figures.worst(figures).text
         }
     }
 

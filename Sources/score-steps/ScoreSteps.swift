@@ -120,39 +120,7 @@ struct ScoreSteps: ParsableCommand {
             for named in StepCounter.Parameters.all { print("\(named.name) = \(format(base[keyPath: named.keyPath]))") }
             return
         }
-        if let trace, syntheticSlow {
-            // A synthetic mindful walk by its description, with the context at --detail x its cadence.
-            guard let mindful = WristWalk.mindfulCadences.flatMap(WristWalk.mindfulCases(at:)).first(where: { $0.description == trace }) else {
-                throw ValidationError("--trace with --synthetic-slow: no synthetic mindful walk is called \"\(trace)\"")
-            }
-            let samples = mindful.recording.rows.map {
-                AccelerationSample(timeSeconds: $0.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG, isMagnitudeOnly: mindful.magnitudeOnly)
-            }
-            printTrace(samples, parameters: base, context: detail.map { .mindfulWalk(expectedStepsPerMinute: $0 * mindful.cadenceStepsPerMinute) })
-            return
-        }
-        if syntheticSlow, mindfulContext {
-            SyntheticSlow.runWithContext(parameters: base, detailShare: detail)
-            return
-        }
-        if syntheticSlow {
-            SyntheticSlow.run(parameters: base)
-            return
-        }
-        if wristModel {
-            try WristModelFit.run(folders: folders, wearers: wearers)
-            return
-        }
-        if let trace {
-            try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly,
-                           context: mindfulContext ? .mindfulWalk(expectedStepsPerMinute: expected) : nil)
-            return
-        }
-        if mindfulContext {
-            try MindfulContextScore.run(set: LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly), parameters: base, expected: expected,
-                                         walkingTime: cadenceFromWalkingTime)
-            return
-        }
+        if try runOtherMode(base) { return }
         let set = try LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly, days: days, homeDays: homeDays, daySeed: daySeed)
         if dumpCounts {
             printCounts(set, parameterSets: [base] + LeaveOneDeviceOut.grid(around: base) + drawnParameters(base))
@@ -167,37 +135,8 @@ struct ScoreSteps: ParsableCommand {
                 print("  \(recording.label.file)  true \(recording.label.trueSteps)  counted \(counted)")
             }
         }
-        var lodo: [String: (figures: DeviceFigures, chosen: String)] = [:]
-        if !noLODO {
-            let grid = LeaveOneDeviceOut.grid(around: base)
-            let scored = grid.map { (parameters: $0, figures: set.score($0)) }
-            for device in devices {
-                let training = devices.filter { $0 != device }
-                let best = scored.min { LeaveOneDeviceOut.objective($0.figures, training) < LeaveOneDeviceOut.objective($1.figures, training) }!
-                lodo[device] = (best.figures.byDevice[device]!, LeaveOneDeviceOut.describe(best.parameters))
-            }
-        }
-        var moved: [[String: DeviceFigures]] = []
-        if !noDraws {
-            var random = SplitMix(seed: seed)
-            for draw in 0 ..< draws {
-                var parameters = base
-                var moves: [String] = []
-                for named in StepCounter.Parameters.all {
-                    let factor = 1 + spread * (2 * random.nextUnit() - 1)
-                    parameters[keyPath: named.keyPath] *= factor
-                    moves.append("\(named.name) \(fixed(100 * (factor - 1), 0)) %")
-                }
-                let figures = set.score(parameters).byDevice
-                moved.append(figures)
-                if eachDraw {
-                    print("draw \(draw + 1): " + devices.map { device in
-                        "\(device) \(percent(figures[device]?.walkingMAPE)) / \(perHour(figures[device]?.falseStepsPerHour))"
-                    }.joined(separator: ", "))
-                    print("  " + moves.joined(separator: ", "))
-                }
-            }
-        }
+        let lodo = noLODO ? [:] : leaveOneDeviceOut(set, base: base)
+        let moved = noDraws ? [] : drawnFigures(set, base: base)
 
         print("")
         print(pad("device", 14) + pad("walking MAPE", 14) + pad("false/h", 9) + pad("mixed days", 12) + pad("home days", 11) + pad("±5 %", 7)
@@ -251,6 +190,84 @@ struct ScoreSteps: ParsableCommand {
                 print("  \(device): walking \(percent(worst?.walkingMAPE)), false steps \(perHour(worstFalse))/h, mixed days \(percent(worstMixed))")
             }
         }
+    }
+
+    /// The modes that print something else than the figures (--trace, --synthetic-slow,
+    /// --wrist-model, the mindful-walk context): true when one of them ran.
+    func runOtherMode(_ base: StepCounter.Parameters) throws -> Bool {
+        if let trace, syntheticSlow {
+            // A synthetic mindful walk by its description, with the context at --detail x its cadence.
+            guard let mindful = WristWalk.mindfulCadences.flatMap(WristWalk.mindfulCases(at:)).first(where: { $0.description == trace }) else {
+                throw ValidationError("--trace with --synthetic-slow: no synthetic mindful walk is called \"\(trace)\"")
+            }
+            let samples = mindful.recording.rows.map {
+                AccelerationSample(timeSeconds: $0.timeSeconds, xG: $0.xG, yG: $0.yG, zG: $0.zG, isMagnitudeOnly: mindful.magnitudeOnly)
+            }
+            printTrace(samples, parameters: base, context: detail.map { .mindfulWalk(expectedStepsPerMinute: $0 * mindful.cadenceStepsPerMinute) })
+            return true
+        }
+        if syntheticSlow, mindfulContext {
+            SyntheticSlow.runWithContext(parameters: base, detailShare: detail)
+            return true
+        }
+        if syntheticSlow {
+            SyntheticSlow.run(parameters: base)
+            return true
+        }
+        if wristModel {
+            try WristModelFit.run(folders: folders, wearers: wearers)
+            return true
+        }
+        if let trace {
+            try printTrace(path: trace, parameters: base, magnitudeOnly: magnitudeOnly,
+                           context: mindfulContext ? .mindfulWalk(expectedStepsPerMinute: expected) : nil)
+            return true
+        }
+        if mindfulContext {
+            try MindfulContextScore.run(set: LabelledSet(folders: folders, magnitudeOnly: magnitudeOnly), parameters: base, expected: expected,
+                                         walkingTime: cadenceFromWalkingTime)
+            return true
+        }
+        return false
+    }
+
+    /// Per device: the figures with the parameters chosen on the other devices, and the choice.
+    func leaveOneDeviceOut(_ set: LabelledSet, base: StepCounter.Parameters) -> [String: (figures: DeviceFigures, chosen: String)] {
+        let devices = set.devices
+        var lodo: [String: (figures: DeviceFigures, chosen: String)] = [:]
+        let grid = LeaveOneDeviceOut.grid(around: base)
+        let scored = grid.map { (parameters: $0, figures: set.score($0)) }
+        for device in devices {
+            let training = devices.filter { $0 != device }
+            let best = scored.min { LeaveOneDeviceOut.objective($0.figures, training) < LeaveOneDeviceOut.objective($1.figures, training) }!
+            lodo[device] = (best.figures.byDevice[device]!, LeaveOneDeviceOut.describe(best.parameters))
+        }
+        return lodo
+    }
+
+    /// The figures per device of each of `draws` draws with every parameter moved by up to ±`spread`.
+    func drawnFigures(_ set: LabelledSet, base: StepCounter.Parameters) -> [[String: DeviceFigures]] {
+        let devices = set.devices
+        var moved: [[String: DeviceFigures]] = []
+        var random = SplitMix(seed: seed)
+        for draw in 0 ..< draws {
+            var parameters = base
+            var moves: [String] = []
+            for named in StepCounter.Parameters.all {
+                let factor = 1 + spread * (2 * random.nextUnit() - 1)
+                parameters[keyPath: named.keyPath] *= factor
+                moves.append("\(named.name) \(fixed(100 * (factor - 1), 0)) %")
+            }
+            let figures = set.score(parameters).byDevice
+            moved.append(figures)
+            if eachDraw {
+                print("draw \(draw + 1): " + devices.map { device in
+                    "\(device) \(percent(figures[device]?.walkingMAPE)) / \(perHour(figures[device]?.falseStepsPerHour))"
+                }.joined(separator: ", "))
+                print("  " + moves.joined(separator: ", "))
+            }
+        }
+        return moved
     }
 }
 

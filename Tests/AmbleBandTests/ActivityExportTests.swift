@@ -1,6 +1,7 @@
 @testable import AmbleCLI
 @testable import AmbleCompanion
 import AmbleModel
+import AmbleTestSupport
 import Foundation
 import Testing
 
@@ -102,15 +103,7 @@ extension ActivityExportTests {
 /// where `scripts/validate-exports.d/fit-decoder` installed it (scripts/test does, when it has
 /// network), or a python3 on PATH that has it.
 enum GarminDecoder {
-    static let python: String? = {
-        let venv = repositoryPath(".build/validate-exports-venv/bin/python3")
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
-        let candidates = [venv] + path.split(separator: ":").map { "\($0)/python3" }
-        return candidates.first { candidate in
-            guard FileManager.default.isExecutableFile(atPath: candidate) else { return false }
-            return (try? ExportTests.run(candidate, ["-c", "import garmin_fit_sdk"]))?.0 == 0
-        }
-    }()
+    static let python = pythonImporting("garmin_fit_sdk", preferred: [repositoryPath(".build/validate-exports-venv/bin/python3")])
 
     static let skipMessage: Comment = "needs Garmin's FIT decoder (garmin-fit-sdk): scripts/validate-exports.d/fit-decoder installs it"
 
@@ -123,7 +116,8 @@ enum GarminDecoder {
         var notes: [String] = []
         let files = CSVExport.files(sessions) + FITExport.files(sessions, notes: &notes)
         let paths = try ExportWriter.write(files, into: folder, force: false).map(\.path)
-        return try ExportTests.run(try #require(python), [repositoryPath("scripts/validate-exports.d/check_fit.py")] + paths.filter { $0.hasSuffix("sessions.csv") || $0.hasSuffix(".fit") })
+        return try runProgram(try #require(python), [repositoryPath("scripts/validate-exports.d/check_fit.py")] + paths.filter { $0.hasSuffix("sessions.csv") || $0.hasSuffix(".fit") },
+                              mergingStandardError: true)
     }
 }
 

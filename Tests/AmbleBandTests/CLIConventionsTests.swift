@@ -89,6 +89,12 @@ struct CLIConventionsTests {
             let library = try #require(libraryOf[package], "a new system library \(package): add it here and to ThirdPartyComponent.all")
             #expect(names.contains { $0.hasPrefix(library) }, "\(library) is listed")
         }
+        // And no package listed that Package.swift no longer names (one carried inside another
+        // is named "X (in Y)" or "X (for Y)"; the toolchain's own are swiftlang's).
+        for component in ThirdPartyComponent.all where component.source.hasPrefix("https://github.com/") && !component.name.contains("(")
+            && !component.source.hasPrefix("https://github.com/swiftlang/") {
+            #expect(urls.contains { $0.hasPrefix(component.source) }, "\(component.name) is listed, but Package.swift does not depend on it")
+        }
         for component in ThirdPartyComponent.all {
             #expect(!component.license.isEmpty && component.licenseURL.hasPrefix("https://"), "\(component.name)")
         }

@@ -3,6 +3,7 @@
 import AmbleCompanionStore
 import AmbleModel
 import ArgumentParser
+import AmbleTestSupport
 import Foundation
 import Testing
 
@@ -288,30 +289,8 @@ struct ExportTests {
         ["/usr/bin/", "/usr/local/bin/", "/bin/"].map { $0 + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs a program; its exit status and what it printed.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    static let python: String? = {
-        // The first python3 on PATH that has jsonschema (scripts/check-openmhealth needs it).
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
-        for folder in path.split(separator: ":") {
-            let candidate = "\(folder)/python3"
-            guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
-            if let (status, _) = try? run(candidate, ["-c", "import jsonschema"]), status == 0 { return candidate }
-        }
-        return nil
-    }()
+    /// The first python3 on PATH that has jsonschema (scripts/check-openmhealth needs it).
+    static let python = pythonImporting("jsonschema")
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: reference + "/tcx/tcx-with-activityextension.xsd") && tool("xmllint") != nil,
                    "needs ../shared/reference/tcx and xmllint (scripts/setup libxml2-utils)"))
@@ -322,7 +301,7 @@ struct ExportTests {
         let path = NSTemporaryDirectory() + "amble-\(UUID().uuidString).tcx"
         try file.contents.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (status, output) = try Self.run(Self.tool("xmllint")!, ["--noout", "--nonet", "--schema", Self.reference + "/tcx/tcx-with-activityextension.xsd", path])
+        let (status, output) = try runProgram(Self.tool("xmllint")!, ["--noout", "--nonet", "--schema", Self.reference + "/tcx/tcx-with-activityextension.xsd", path], mergingStandardError: true)
         #expect(status == 0, "\(output)")
     }
 
@@ -335,7 +314,7 @@ struct ExportTests {
         let path = NSTemporaryDirectory() + "amble-\(UUID().uuidString).json"
         try OpenMHealthExport.file(sessions).contents.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (status, output) = try Self.run(Self.python!, [Self.openMHealthChecker, path])
+        let (status, output) = try runProgram(Self.python!, [Self.openMHealthChecker, path], mergingStandardError: true)
         #expect(status == 0, "\(output.split(separator: "\n").filter { !$0.hasPrefix("ok") }.prefix(20).joined(separator: "\n"))")
         #expect(output.split(separator: "\n").filter { $0.hasPrefix("ok") }.count == 3 + 85 + 1)
     }

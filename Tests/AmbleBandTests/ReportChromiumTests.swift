@@ -1,6 +1,7 @@
 @testable import AmbleCLI
 @testable import AmbleCompanion
 import AmbleCompanionStore
+import AmbleTestSupport
 import Foundation
 import Testing
 
@@ -9,43 +10,24 @@ import Testing
 /// colours are drawn. Skipped where Chromium is not installed; `scripts/check-report` does the
 /// same end to end from a synced walk, at phone and desktop sizes.
 struct ReportChromiumTests {
-    static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static let checkoutDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    @Test(.enabled(if: chromium != nil, "chromium is not installed (scripts/setup chromium)"), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: Chromium.executable != nil, Comment(rawValue: Chromium.skipReason)), .timeLimit(.minutes(2)))
     func walkPageRendersWithItsCharts() throws {
-        let chromium = try #require(Self.chromium)
+        let chromium = try #require(Chromium.executable)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("amble-report-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let (session, seconds) = ReportPageTests.session()
         let page = directory.appendingPathComponent("walk.html")
         try Data(WalkReport.html(session, seconds: seconds, time: .utc).utf8).write(to: page)
-        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--no-first-run",
-                     "--force-device-scale-factor=1", "--default-background-color=ffffffff", "--user-data-dir=" + directory.appendingPathComponent("profile").path]
-        let dom = try Self.run(chromium, flags + ["--dump-dom", page.absoluteString])
+        let flags = Chromium.flags(profileIn: directory)
+        let dom = try runProgram(chromium, flags + ["--dump-dom", page.absoluteString])
         try #require(dom.status == 0 && dom.output.contains("</html>"), "chromium could not run headless here")
         #expect(dom.output.components(separatedBy: "<svg ").count - 1 == 2)
         #expect(dom.output.contains("class=\"limit\""))
         let png = directory.appendingPathComponent("walk.png")
-        try Self.run(chromium, flags + ["--window-size=390,1600", "--screenshot=" + png.path, page.absoluteString])
+        try runProgram(chromium, flags + ["--window-size=390,1600", "--screenshot=" + png.path, page.absoluteString])
         #expect(FileManager.default.fileExists(atPath: png.path))
-        let check = try Self.run("/usr/bin/env", ["python3", Self.checkoutDirectory.appendingPathComponent("scripts/check-report.d/pixels.py").path, png.path,
-                                                  "cadence=2563eb:100", "over-limit=dc2626:20", "alert=ea580c:10", "heart-rate=9333ea:100"])
+        let check = try Chromium.checkPixels(png, ["cadence=2563eb:100", "over-limit=dc2626:20", "alert=ea580c:10", "heart-rate=9333ea:100"])
         #expect(check.status == 0, "\(check.output)")
     }
 
@@ -53,9 +35,9 @@ struct ReportChromiumTests {
     /// window is never narrower than 500 px) and a desktop's: no chart text is clipped,
     /// overlaps another, or touches a bar or an alert marker, and no alert markers overlap
     /// (scripts/check-report.d/layout.py measures them), for the pages that were drawn wrong.
-    @Test(.enabled(if: chromium != nil, "chromium is not installed (scripts/setup chromium)"), .timeLimit(.minutes(10)))
+    @Test(.enabled(if: Chromium.executable != nil, Comment(rawValue: Chromium.skipReason)), .timeLimit(.minutes(10)))
     func chartsFitAtAPhonesAndADesktopsWidth() throws {
-        let chromium = try #require(Self.chromium)
+        let chromium = try #require(Chromium.executable)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("amble-report-layout-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -68,7 +50,7 @@ struct ReportChromiumTests {
             let page = directory.appendingPathComponent(name + ".html")
             try Data(html.utf8).write(to: page)
             for width in ["390", "1200"] {
-                let check = try Self.run("/usr/bin/env", ["python3", Self.checkoutDirectory.appendingPathComponent("scripts/check-report.d/layout.py").path,
+                let check = try runProgram("/usr/bin/env", ["python3", repositoryRoot.appendingPathComponent("scripts/check-report.d/layout.py").path,
                                                           chromium, page.path, width])
                 #expect(check.status == 0, "\(check.output)")
             }

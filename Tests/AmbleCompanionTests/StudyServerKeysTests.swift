@@ -1,5 +1,6 @@
 @testable import AmbleCompanion
 import AmbleModel
+import AmbleTestSupport
 import Foundation
 import Testing
 
@@ -10,52 +11,21 @@ private func repositoryPath(_ relative: String) -> String {
     return parts.joined(separator: "/") + "/" + relative
 }
 
-/// A study run by the server: two arms, allocation, consent and enrolment (line numbers in the comments).
-private let serverStudy = """
-name = "Server study"
-start = 2026-03-02
-end = 2026-03-15
-
-[[questionnaire]]
-name = "evening"
-title = "Evening"
-due = "daily"
-  [[questionnaire.item]]
-  id = "calm"
-  type = "likert"
-  text = "Calm?"
-  scale = [1, 7]
-
-[[arm]]
-name = "experimental"
-ratio = 1
-description = "Pace alerts at 20 % under the calibrated pace."
-  [arm.band]
-  reduction_percent = 20
-  alert_style = "firm"
-
-[[arm]]
-name = "control"
-description = "Walks without pace alerts."
-  [arm.band]
-  alert_style = "silent"
-
-[allocation]
-method = "block"
-block_sizes = [4, 6]
-seed = 20260302
-strata = ["sex"]
-
-[consent]
-version = "1.0"
-text = "I agree to take part."
-on_withdrawal = "keep"
-
-[enrolment]
-opens = 2026-02-16
-closes = 2026-03-01
-code_expiry_days = 10
-"""
+/// A study run by the server: two arms, allocation, consent and enrolment (the tests below
+/// name its lines by number: the arms from line 15, [allocation] 29, [consent] 35, [enrolment] 40).
+private let serverStudy: String = {
+    var study = StudyFileText()
+    study.name = "Server study"
+    (study.start, study.end) = ("2026-03-02", "2026-03-15")
+    (study.question, study.scale) = ("Calm?", "[1, 7]")
+    study.arms = [.init("experimental", ratio: 1, description: "Pace alerts at 20 % under the calibrated pace.",
+                        band: ["reduction_percent = 20", "alert_style = \"firm\""]),
+                  .init("control", description: "Walks without pace alerts.", band: ["alert_style = \"silent\""])]
+    (study.blockSizes, study.seed, study.strata) = ("[4, 6]", "20260302", "[\"sex\"]")
+    study.consentVersion = "1.0"
+    study.enrolment = ("2026-02-16", "2026-03-01", 10)
+    return study.text
+}()
 
 /// The error for `serverStudy` with `old` replaced by `new`, as a person reads it.
 private func error(replacing old: String, with new: String, in text: String = serverStudy) -> String {

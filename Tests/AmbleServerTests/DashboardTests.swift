@@ -35,6 +35,8 @@ struct DashboardTests {
         try await ServerFixture.run { server in
             let (walker, silent) = try await Self.twoParticipants(server)
             let (walkerArm, silentArm) = (try await server.arm(of: walker), try await server.arm(of: silent))
+            // The arms' rows (UTC days) are the rollup's: the job sums the days uploads marked.
+            try await server.runJob { _ = try await ServerJobs.rollup(on: $0, logger: TestDatabase.logger) }
             let cookie = try await server.loggedIn()
             let response = try await server.page("/studies/\(server.study.uuidString.lowercased())/dashboard?days=3&to=2026-03-03", cookie: cookie)
             #expect(response.status == .ok)

@@ -55,7 +55,7 @@ struct ItemUploadTests {
     }
 
     @Test func aBodyOverTheLimitIsRefusedUnstored() async throws {
-        try await ServerFixture.run(configuration: { clock in .init(now: { clock.now }, maxItemBytes: 100) }) { f in
+        try await ServerFixture.run(configuration: { clock in .init(now: { clock.now }, maxItemBytes: 100, runsJobs: false) }) { f in
             let token = try await f.joined().accessToken
             let (big, small) = (sessionBytes(start: f.clock.now + 60, seconds: 3000), sessionBytes(start: f.clock.now + 60, seconds: 5))
             #expect(big.count > 100 && small.count <= 100)

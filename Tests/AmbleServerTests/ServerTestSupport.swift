@@ -3,6 +3,7 @@ import AmbleServer
 import AmbleStudyAPI
 import AmbleSync
 import Crypto
+import AmbleTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -56,42 +57,10 @@ struct ServerFixture: Sendable {
 
     /// A study file with two arms (pace alerts firm or silent), blocks of 4 and a consent text.
     static func studyFile(onWithdrawal: String = "keep", strata: String = "[]") -> String {
-        """
-        name = "Mindful walking"
-        start = 2026-02-23
-        end = 2026-03-08
-
-        [[questionnaire]]
-        name = "evening"
-        title = "Evening"
-        due = "daily"
-          [[questionnaire.item]]
-          id = "calm"
-          type = "likert"
-          text = "How calm was your day?"
-          scale = [1, 5]
-
-        [[arm]]
-        name = "walk"
-          [arm.band]
-          alert_style = "firm"
-
-        [[arm]]
-        name = "control"
-          [arm.band]
-          alert_style = "silent"
-
-        [allocation]
-        method = "block"
-        block_sizes = [4]
-        seed = 7
-        strata = \(strata)
-
-        [consent]
-        version = "2"
-        text = "I agree to take part."
-        on_withdrawal = "\(onWithdrawal)"
-        """
+        var study = StudyFileText()
+        study.strata = strata
+        study.onWithdrawal = onWithdrawal
+        return study.text
     }
 
     static func studyDefinition(onWithdrawal: String = "keep", strata: String = "[]") -> StudyDefinition {
@@ -100,7 +69,7 @@ struct ServerFixture: Sendable {
 
     /// Runs `body` against a server on a fresh database with one study.
     static func run(_ definition: StudyDefinition = studyDefinition(),
-                    configuration: @escaping @Sendable (ManualClock) -> StudyServer.Configuration = { clock in .init(now: { clock.now }) },
+                    configuration: @escaping @Sendable (ManualClock) -> StudyServer.Configuration = { clock in .init(now: { clock.now }, runsJobs: false) },
                     _ body: @Sendable (ServerFixture) async throws -> Void) async throws {
         try await TestDatabase.withFresh { url in
             let clock = ManualClock(start)
@@ -150,6 +119,15 @@ struct ServerFixture: Sendable {
         let headers: HTTPFields = [.authorization: "Bearer \(token)", HTTPField.Name(StudyAPI.digestHeader)!: digest ?? Digest.sha256Hex(bytes),
                                    .contentType: "application/octet-stream"]
         return try await client.execute(uri: "/v1/items/\(kind)/\(id)", method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
+    }
+
+    /// Runs a background job's work as the worker does, in one transaction (ServerJobs).
+    func runJob(_ work: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+        try await database.withConnection { connection in
+            try await connection.query("BEGIN", logger: TestDatabase.logger)
+            try await work(connection)
+            try await connection.query("COMMIT", logger: TestDatabase.logger)
+        }
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {

@@ -40,7 +40,7 @@ struct StudyBoundaryTests {
     }
 
     @Test func aParticipantPastTheBurstIsToldToWait() async throws {
-        try await ServerFixture.run(configuration: { clock in .init(now: { clock.now }, rateLimitBurst: 3, rateLimitPerSecond: 0.5) }) { f in
+        try await ServerFixture.run(configuration: { clock in .init(now: { clock.now }, rateLimitBurst: 3, rateLimitPerSecond: 0.5, runsJobs: false) }) { f in
             let token = try await f.joined().accessToken
             for _ in 0 ..< 3 { #expect(try await f.get("/v1/study", token: token).status == .ok) }
             let limited = try await f.get("/v1/study", token: token)

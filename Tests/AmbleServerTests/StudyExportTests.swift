@@ -4,6 +4,7 @@ import AmbleModel
 import AmbleServer
 import AmbleStudyAPI
 import AmbleSync
+import AmbleTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -83,7 +84,7 @@ struct StudyExportTests {
             let path = NSTemporaryDirectory() + "amble-server-\(UUID().uuidString).json"
             try Data(response.body.readableBytesView).write(to: URL(fileURLWithPath: path))
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let (status, output) = try DashboardChromiumTests.run(Self.python!, [ServerFixture.checkout.appendingPathComponent("scripts/check-openmhealth").path, path])
+            let (status, output) = try runProgram(Self.python!, [repositoryRoot.appendingPathComponent("scripts/check-openmhealth").path, path])
             #expect(status == 0, "\(output.split(separator: "\n").filter { !$0.hasPrefix("ok") }.prefix(20).joined(separator: "\n"))")
             // Per walk: a step-count point per started minute and one physical activity.
             let minutes = (0 ..< Self.walks).reduce(0) { $0 + (60 + $1 + 59) / 60 }
@@ -126,7 +127,5 @@ struct StudyExportTests {
         }
     }
 
-    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { candidate in
-        FileManager.default.isExecutableFile(atPath: candidate) && (try? DashboardChromiumTests.run(candidate, ["-c", "import jsonschema"]).status) == 0
-    }
+    static let python = pythonImporting("jsonschema")
 }

@@ -11,7 +11,6 @@ import Testing
 /// The researcher's side in a test: logging in with the fixture's researcher, pages with its cookie.
 extension ServerFixture {
     static let password = "correct horse battery"
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The arm a participant was allocated to (the researcher's view of it).
     func arm(of participant: JoinResponse) async throws -> String {

@@ -1,5 +1,5 @@
 import AmbleRecordings
-import AmbleSignal
+@testable import AmbleSignal
 import AmbleSimulation
 import RealModule
 import Testing
@@ -76,6 +76,38 @@ struct HeartRateGaitTests {
         #expect(score.coverage >= 0.95, "\(score)")
     }
 
+    @Test("A mindful walk at 40 steps/min (stride 20 /min, step 40): the comb finds the step below 50 /min, 70 bpm",
+          arguments: [1, 2, 3] as [UInt64])
+    func mindfulWalkAtFortySteps(seed: UInt64) {
+        GaitArtefactScenario(seconds: 180, heartRate: { _ in 70 }, cadence: { _ in 40 }, seed: seed)
+            .expectTracked(withinBPM: 2.5)
+    }
+
+    @Test("The gait comb reads a mindful walk's step rate below 50 /min as walking (|a| with its heel strikes' harmonic)",
+          arguments: [35.0, 40.0, 45.0])
+    func combReadsASlowMindfulWalk(cadence: Double) {
+        let rate = 25.0, count = 200
+        var comb = GaitComb(windowCount: count, fftSize: 512, rateHz: rate, parameters: .standard)
+        var random = SeededRandom(seed: UInt64(cadence))
+        for window in 0..<2 {
+            let magnitude = (0..<count).map { i -> Double in
+                let t = Double(window * count + i) / rate, f = cadence / 60
+                return 0.03 * Double.sin(2 * .pi * f * t) + 0.01 * Double.sin(4 * .pi * f * t + 0.5) + 0.002 * random.gaussian()
+            }
+            comb.measure(magnitude: magnitude)
+        }
+        #expect(abs(comb.cadenceStepsPerMinute - cadence) < 2, "read \(comb.cadenceStepsPerMinute) steps/min")
+        #expect(comb.isWalking, "weight \(comb.weight)")
+    }
+
+    @Test("One cadence: the gait comb searches the step counter's range, 30-200 steps/min (WalkingCadence)")
+    func theCombSearchesTheStepCountersCadences() {
+        let comb = HeartRateEstimator.Parameters.standard, counter = StepCounter.Parameters.standard
+        #expect(comb.slowestCadenceStepsPerMinute == counter.slowestCadenceStepsPerMinute)
+        #expect(comb.fastestCadenceStepsPerMinute == counter.fastestCadenceStepsPerMinute)
+        #expect(WalkingCadence.slowestStepsPerMinute...WalkingCadence.fastestStepsPerMinute == 30...200)
+    }
+
     @Test("Known limit: a heart rate on a gait tooth from the start (150 bpm, three times the stride) is not measured while it stays there")
     func rateOnAToothFromTheStart() {
         let scenario = GaitArtefactScenario(seconds: 120, heartRate: { _ in 150 }, cadence: { _ in 100 }, seed: 1)
@@ -141,6 +173,13 @@ struct GaitArtefactScenario {
 
     func score(range: ClosedRange<Double> = 0...1e9) -> GaitScore {
         GaitScore(outputs().filter { range.contains($0.timeSeconds) }, truth: truth(at:))
+    }
+
+    /// The mean error at most `withinBPM` and a value in at least 95 % of the windows.
+    func expectTracked(withinBPM: Double, parameters: HeartRateEstimator.Parameters = .standard) {
+        let score = GaitScore(outputs(parameters: parameters), truth: truth(at:))
+        #expect(score.meanAbsoluteErrorBPM <= withinBPM, "\(score)")
+        #expect(score.coverage >= 0.95, "\(score)")
     }
 }
 

@@ -193,10 +193,10 @@ struct WalkPracticeTests {
     }
 
     @Test func alertsFollowTheWearersStyleAndStrengthAndAreStrongerOnAMovingArm() {
-        for (style, expected) in [("firm", 3), ("gentle", 1)] {
+        for (style, expected) in [(AlertStyle.firm, 3), (.gentle, 1)] {
             var values = BandSettingValues()
             values.alertStyle = style
-            values.alertStrength = "low"
+            values.alertStrength = .low
             var band = PracticeDriver(values: values, calibration: calibrated)
             band.startWalk()
             band.seconds(3, cadence: 100, motion: 0)
@@ -208,7 +208,7 @@ struct WalkPracticeTests {
             #expect(moving > still * 1.4, "\(style): \(still) at rest, \(moving) on a swinging arm")
         }
         var silent = BandSettingValues()
-        silent.alertStyle = "silent"
+        silent.alertStyle = .silent
         var band = PracticeDriver(values: silent, calibration: calibrated)
         band.startWalk()
         band.seconds(13, cadence: 100)

@@ -113,6 +113,19 @@ struct StoreFileTests {
         }
     }
 
+    /// What `amble` reports in words (SQLite's errors, Foundation's file errors) and what it
+    /// leaves to its own errors' descriptions (a StoreFileError, a POSIXError, any other).
+    @Test func storeAndFileErrorsAreTheOnesAmbleWords() {
+        struct CommandFailed: Error {}
+        let database = DatabaseError(resultCode: .SQLITE_FULL, message: "raw text")
+        #expect(storeOrFileErrorSentence(database) == errorSentence(database))
+        let missing = CocoaError(.fileReadNoSuchFile)
+        #expect(storeOrFileErrorSentence(missing) == "no such file or directory")
+        #expect(storeOrFileErrorSentence(CommandFailed()) == nil)
+        #expect(storeOrFileErrorSentence(POSIXError(.ENOENT)) == nil)
+        #expect(storeOrFileErrorSentence(StoreFileError(path: "a.sqlite", problem: .empty)) == nil)
+    }
+
     @Test func untrustedTextIsPrintable() {
         #expect(printableText("walk\u{1B}[2J\u{07}\r\n") == "walk?[2J???")
         #expect(printableText(String(repeating: "é", count: 100), maximum: 10) == String(repeating: "é", count: 9) + "…")

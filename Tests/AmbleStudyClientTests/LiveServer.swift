@@ -4,6 +4,7 @@ import AmbleModel
 import AmbleServer
 import AmbleStudyAPI
 import AmbleSync
+import AmbleTestSupport
 import Crypto
 import Foundation
 import Hummingbird
@@ -36,43 +37,16 @@ struct LiveServer: Sendable {
 
     static let arms: [StudyDefinition.Arm] = [.init(name: "walk", bandSettings: ["metronome": "off", "alert_style": "firm"]),
                                               .init(name: "control", bandSettings: ["metronome": "on", "alert_style": "silent"])]
-    static let studyFile = """
-        name = "Mindful walking"
-        start = 2026-01-01
-        end = 2026-12-31
-
-        [[questionnaire]]
-        name = "evening"
-        title = "Evening"
-        due = "daily"
-          [[questionnaire.item]]
-          id = "calm"
-          type = "likert"
-          text = "How calm?"
-          scale = [1, 5]
-
-        [[arm]]
-        name = "walk"
-          [arm.band]
-          metronome = "off"
-          alert_style = "firm"
-
-        [[arm]]
-        name = "control"
-          [arm.band]
-          metronome = "on"
-          alert_style = "silent"
-
-        [allocation]
-        method = "block"
-        block_sizes = [2]
-        seed = 7
-
-        [consent]
-        version = "3"
-        text = "I agree to take part. My walks go to the study team."
-        on_withdrawal = "keep"
-        """
+    static let studyFile: String = {
+        var study = StudyFileText()
+        (study.start, study.end) = ("2026-01-01", "2026-12-31")
+        study.question = "How calm?"
+        study.arms = [.init("walk", band: ["metronome = \"off\"", "alert_style = \"firm\""]),
+                      .init("control", band: ["metronome = \"on\"", "alert_style = \"silent\""])]
+        study.blockSizes = "[2]"
+        (study.consentVersion, study.consentText) = ("3", "I agree to take part. My walks go to the study team.")
+        return study.text
+    }()
 
     /// Runs `body` against a server on a fresh database, its clock `daysAgo` days behind the wall clock.
     static func run(daysAgo: Double = 0, _ body: @Sendable (LiveServer) async throws -> Void) async throws {

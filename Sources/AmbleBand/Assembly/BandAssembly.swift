@@ -13,7 +13,8 @@ import Logging
 ///
 /// In order: the options checked against the board, the store (if it cannot open, nothing
 /// else matters), the hardware from the board's builder, the signal pipeline, the practice,
-/// the link, the host's keyboard and signals; then the band that wires them.
+/// the link, the host that runs the loop (real time, or the simulated board's pace, script and
+/// keys); then the band that wires them.
 public enum BandAssembly {
     /// Builds the band `board` describes. `clock` replaces the system clock on the simulated
     /// board (a `ManualClock` for tests).
@@ -32,7 +33,8 @@ public enum BandAssembly {
 
         store.boardDefaults = boardDefaults(board, logger: logger)
         let values = try store.settingValues()
-        let hardware = BandHardware(devices: try builder(for: board, clock: clock).makeDevices(for: board), board: board, logger: logger)
+        let devices = try builder(for: board, clock: clock).makeDevices(for: board)
+        let hardware = BandHardware(devices: devices, board: board, logger: logger)
         let heightMeters = Double(values.heightCentimeters) / 100
         // The MAX3010x reads red and infrared (two channels) at its rate over the averaging;
         // every board accelerometer is 3-axis.
@@ -54,15 +56,23 @@ public enum BandAssembly {
         // frame) run on the system's clock even when the simulated board runs faster. Tests
         // that pass a manual clock keep one clock for both.
         let linkClock: any BandClock = clock ?? SystemClock()
-        let link = try makeLink(options: options, store: store, identity: identity, hasDisplay: board.display != nil, logger: logger, now: linkClock.nowSeconds)
-
-        let keyboard = board.platform == .sim && options.keyboard && console.isTerminal ? RawKeyboard() : nil
-        if keyboard != nil { console.line(SimulatedBoard.keyHelp) }
-        let host = BandHost(keyboard: keyboard, signals: options.watchSignals ? SignalWatcher() : nil, speed: options.speed,
-                            script: ScenarioPlayer(script: script, startSeconds: hardware.clock.nowSeconds, exitAfterScript: options.exitAfterScript))
+        let link = try makeLink(options: options, recorder: recorder, identity: identity, hasDisplay: board.display != nil, logger: logger,
+                                now: linkClock.nowSeconds)
+        let host = makeHost(simulation: devices.simulation, options: options, script: script, console: console, logger: logger)
 
         return Band(hardware: hardware, signals: signals, practice: practice, recorder: recorder, link: link, linkClock: linkClock,
-                    host: host, console: console, logger: logger)
+                    host: host, signalWatcher: options.watchSignals ? SignalWatcher() : nil, console: console, logger: logger)
+    }
+
+    /// What runs the loop: real time on a real board; on the simulated board its host, which
+    /// paces band time at `--speed`, plays the script and reads the keys (on a terminal).
+    static func makeHost(simulation: SimulatedBoard?, options: BandOptions, script: ScenarioScript?, console: Console, logger: Logger) -> any BandHost {
+        guard let simulation else { return RealTimeHost() }
+        let keyboard = options.keyboard && console.isTerminal ? RawKeyboard() : nil
+        if keyboard != nil { console.line(SimulatedBoard.keyHelp) }
+        let player = ScenarioPlayer(script: script, startSeconds: simulation.clock.nowSeconds, exitAfterScript: options.exitAfterScript)
+        return SimulatedHost(clock: simulation.clock, board: simulation, keyboard: keyboard, speed: options.speed, script: player,
+                             console: console, logger: logger)
     }
 
     /// The board file's `[wearer]` and `[practice] calibration_s` stand for the wearer's
@@ -97,18 +107,24 @@ public enum BandAssembly {
         return nil
     }
 
-    /// The builder for the board's kind. Simulated time starts at the wall-clock time now, so
-    /// sessions carry real dates; the band's loop paces it (see `Band.run()`).
-    static func builder(for board: BoardConfiguration, clock: (any BandClock)?) -> any BoardBuilder {
+    /// The builder for the board's kind. Simulated time is a manual clock that starts at the
+    /// wall-clock time now, so sessions carry real dates; its host paces it (`SimulatedHost`).
+    static func builder(for board: BoardConfiguration, clock: (any BandClock)?) throws -> any BoardBuilder {
         switch board.platform {
-        case .sim: SimulatedBoardBuilder(clock: clock ?? ManualClock(startSeconds: 0, unixOriginSeconds: SystemClock().unixSeconds))
-        case .linux: LinuxBoardBuilder()
+        case .sim:
+            guard let clock else { return SimulatedBoardBuilder(clock: ManualClock(startSeconds: 0, unixOriginSeconds: SystemClock().unixSeconds)) }
+            guard let manual = clock as? ManualClock else { throw BandStartError("the simulated board's time is a ManualClock, which its host advances") }
+            return SimulatedBoardBuilder(clock: manual)
+        case .linux:
+            return LinuxBoardBuilder()
         }
     }
 
     /// The sync link, when `--listen` or `--serial` asks for one, with the band's key (made
     /// and kept in the store the first time).
-    static func makeLink(options: BandOptions, store: BandStore, identity: BandIdentity, hasDisplay: Bool, logger: Logger, now: Double) throws -> SyncService? {
+    static func makeLink(options: BandOptions, recorder: BandRecorder, identity: BandIdentity, hasDisplay: Bool, logger: Logger,
+                         now: Double) throws -> SyncService? {
+        let store = recorder.store
         let listener = try options.listen.map { address in
             do { return try TCPListener(bindingTo: address) } catch { throw BandStartError("cannot listen on \(address): \(error)") }
         }
@@ -122,7 +138,7 @@ public enum BandAssembly {
         } catch {
             throw BandStartError("cannot read or make the band's key in \(options.dataDirectory)/band.sqlite: \(error)")
         }
-        let link = SyncService(store: store, staticKeyPair: keyPair, hasDisplay: hasDisplay, listener: listener,
+        let link = SyncService(recorder: recorder, staticKeyPair: keyPair, hasDisplay: hasDisplay, listener: listener,
                                serialPath: options.serialPath, serialBaudRate: options.serialBaudRate, serial: serial, logger: logger, now: now)
         if let listener { logger.info("serving sessions on \(listener.boundAddress) (band \(identity.name), id \(identity.id))") }
         if let serial { logger.info("serving sessions on serial \(serial.peerName) at \(options.serialBaudRate) baud") }

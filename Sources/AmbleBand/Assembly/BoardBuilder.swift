@@ -98,7 +98,7 @@ extension BandHardware {
         }
         self.init(clock: devices.clock, accelerometer: accelerometer, heartRateSensor: heartRate,
                   motor: VibrationMotor(line: devices.motor), motorStrength: board.motorStrength, buttons: buttons,
-                  display: devices.display.map { DisplayOutput(driver: $0, logger: logger) }, simulation: devices.simulation, logger: logger)
+                  display: devices.display.map { DisplayOutput(driver: $0, logger: logger) }, logger: logger)
     }
 }
 

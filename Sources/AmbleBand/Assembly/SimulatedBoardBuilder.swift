@@ -9,8 +9,8 @@ import AmbleStateMachines
 /// emulated I2C buses where the board file puts them, fed by a synthetic wearer or a
 /// recording; simulated motor and button lines. The drivers are the real ones.
 struct SimulatedBoardBuilder: BoardBuilder {
-    /// Band time: a `ManualClock` that the band's loop paces (or a test advances).
-    let clock: any BandClock
+    /// Band time: a `ManualClock` that the simulated board's host paces (or a test advances).
+    let clock: ManualClock
 
     func makeDevices(for board: BoardConfiguration) throws -> BoardDevices {
         guard let simulation = board.simulation else { throw BandStartError("\(board.file): the simulated board needs a [simulation] table") }

@@ -5,7 +5,7 @@ import Logging
 
 /// The band's hardware as its loop sees it, the same on every board: the clock, the two
 /// sensors behind channels that survive faults, the motor, the buttons with their debouncers,
-/// the display, and on the simulated board the handle a script or the keyboard acts through.
+/// the display. (On the simulated board, what a script or the keyboard acts through is its host's: `SimulatedHost`.)
 ///
 /// Built by `BandHardware.init(devices:board:logger:)` from what a `BoardBuilder` made.
 /// Failures of the motor, a button or the display are logged once and never stop the band.
@@ -21,8 +21,6 @@ struct BandHardware {
     var buttons: [ButtonInput]
     /// Nil when the board has no display.
     var display: DisplayOutput?
-    /// The simulated board's chips, lines and wearer; nil on real hardware.
-    let simulation: SimulatedBoard?
     /// How often the FIFOs are read, seconds: at most 0.1 s, and at most half the time the
     /// fastest FIFO takes to fill (32 entries), so no sample is lost between reads.
     let sensorPeriodSeconds: Double
@@ -30,7 +28,7 @@ struct BandHardware {
     private var motorFailed = false
 
     init(clock: any BandClock, accelerometer: SensorChannel<AccelerometerBatch>, heartRateSensor: SensorChannel<OpticalBatch>?,
-         motor: VibrationMotor, motorStrength: Double, buttons: [ButtonInput], display: DisplayOutput?, simulation: SimulatedBoard?, logger: Logger) {
+         motor: VibrationMotor, motorStrength: Double, buttons: [ButtonInput], display: DisplayOutput?, logger: Logger) {
         self.clock = clock
         self.accelerometer = accelerometer
         self.heartRateSensor = heartRateSensor
@@ -38,7 +36,6 @@ struct BandHardware {
         self.motorStrength = motorStrength
         self.buttons = buttons
         self.display = display
-        self.simulation = simulation
         self.logger = logger
         let fastestRateHz = max(accelerometer.expectedRateHz, heartRateSensor?.expectedRateHz ?? 0)
         sensorPeriodSeconds = min(0.1, 0.5 * 32 / fastestRateHz)

@@ -1,22 +1,21 @@
 import AmbleLinux
 
-/// What the band's process gets from the machine it runs on: keys typed on the terminal
-/// (simulated board), SIGTERM and SIGINT, a scenario script, and how fast simulated time runs.
-struct BandHost {
-    /// Single keys from the terminal; nil without one or with `--no-keyboard`.
-    let keyboard: RawKeyboard?
-    /// SIGTERM and SIGINT as a readable descriptor; nil in tests that build several bands.
-    let signals: SignalWatcher?
-    /// Band time runs this many times faster than real time on a paced (simulated) clock.
-    let speed: Double
-    /// The scenario script's steps still to come (none without `--script`).
-    var script: ScenarioPlayer
+/// What runs the band's loop: how band time passes, and what reaches the band from outside its
+/// hardware. The board file chooses (`BandAssembly`): `RealTimeHost` on a real board,
+/// `SimulatedHost` on the simulated one (pacing, the script, the keys). The band hands itself
+/// to its host in `Band.run()` and never asks which one it has.
+protocol BandHost: AnyObject {
+    /// Runs `band`'s passes (`Band.tick()`) until it is asked to stop.
+    func run(_ band: Band)
+}
 
-    /// Descriptors that wake the loop: a key, a signal.
-    var pollDescriptors: [Int32] {
-        var descriptors: [Int32] = []
-        if let keyboard { descriptors.append(keyboard.pollDescriptor) }
-        if let signals { descriptors.append(signals.pollDescriptor) }
-        return descriptors
+/// A real board: the loop runs on the system's clock and, between passes, sleeps until
+/// something is due or a descriptor (a laptop's bytes, a button edge, a signal) is readable.
+final class RealTimeHost: BandHost {
+    func run(_ band: Band) {
+        while !band.stopRequested {
+            band.tick()
+            _ = waitForReadable(band.pollDescriptors, timeoutSeconds: band.secondsUntilSomethingIsDue)
+        }
     }
 }

@@ -7,27 +7,6 @@ import AmbleStateMachines
 import AmbleSync
 import Logging
 
-/// What the link asks of the band's loop.
-protocol SyncServiceDelegate: AnyObject {
-    /// Whether the wearer is in a countdown, calibration, walk or another prompt (a wipe is
-    /// refused until they are back at the menu).
-    var isBusy: Bool { get }
-    /// A laptop gives the band's date: the answer is `clockSet` (how far it moved) or the
-    /// failure `bad-value` when the band refuses it (`LaptopDate`).
-    func setClock(unixSeconds: Double) -> SyncMessage
-    /// A setting changed from the laptop: the band applies what it can at once.
-    func settingChanged(_ setting: BandSetting, to value: String)
-    /// A laptop changed one of its own settings (`LaptopSetting`): its study's reminder.
-    func laptopSettingChanged(_ setting: LaptopSetting, to value: String)
-    /// The store was full when the link tried to keep a session's data (sent all the same).
-    func storeFilled()
-    /// Runs a change that notes a sync; on a card full to its last byte, once more with the
-    /// room the band keeps in reserve.
-    func usingReserve<T>(_ change: () throws -> T) throws -> T
-    /// How the store is, and what a laptop is told about it.
-    var storage: (condition: StoreCondition, text: String) { get }
-}
-
 /// The band's side of sync: serves paired laptops over TCP (a few at once) and a serial line
 /// (reopened after a hang-up or an error), and pairs new ones with the wearer's hands.
 ///
@@ -35,7 +14,9 @@ protocol SyncServiceDelegate: AnyObject {
 /// non-blocking I/O around it and answers the requests from the band's store. Per pass of the
 /// band's loop, each connection reads at most one frame's room and writes what the link takes,
 /// so the link never holds the loop for long, and never holds more than a few frames of
-/// memory per connection, whatever a peer sends.
+/// memory per connection, whatever a peer sends. What the band must then do (ask the wearer,
+/// move its date, apply a setting) comes back from the pass as `LinkEvent`s; the link holds no
+/// reference to the band.
 final class SyncService: BandLinkHost {
     /// TCP connections that have not completed a handshake yet. A new one beyond this pushes
     /// out the oldest (told "busy"), so peers that connect and say nothing cannot keep a paired
@@ -69,9 +50,14 @@ final class SyncService: BandLinkHost {
     }
 
     let store: BandStore
+    /// The band's store keeper, shared with the band: a full store, the reserve, the store's condition.
+    private let recorder: BandRecorder
     let staticKeyPair: NoiseKeyPair
     private let hasDisplay: Bool
-    weak var delegate: (any SyncServiceDelegate)?
+    /// The band as it was at the start of this pass (its date moves when a laptop sets it).
+    private var band = LinkBandState(unixSeconds: 0, isWearerBusy: false)
+    /// What the band is to carry out, returned by the next `service(now:band:)`.
+    private var events: [LinkEvent] = []
     private let listener: TCPListener?
     private let serialPath: String?
     private let serialBaudRate: Int
@@ -93,8 +79,6 @@ final class SyncService: BandLinkHost {
     /// Pairing mode, opened and closed by the wearer's prompt.
     var isPairingModeOpen = false
     private var pairings: [Int: Pairing] = [:]
-    /// Requests for the wearer's prompt, taken by the band after each pass.
-    private var promptRequests: [LinkPrompt.Request] = []
     private(set) var deleteAllState = SyncMessage.DeleteAllState.none
     private var deleteAllRequester: [UInt8]?
     /// The last session data read, for the chunks that follow.
@@ -103,9 +87,10 @@ final class SyncService: BandLinkHost {
     /// (the same rows give the same bytes): a list does not encode them again.
     private var unkeptSizes: [Int64: (length: Int, crc32: UInt32)] = [:]
 
-    init(store: BandStore, staticKeyPair: NoiseKeyPair, hasDisplay: Bool, listener: TCPListener?, serialPath: String?,
+    init(recorder: BandRecorder, staticKeyPair: NoiseKeyPair, hasDisplay: Bool, listener: TCPListener?, serialPath: String?,
          serialBaudRate: Int, serial: (any ByteStream)?, limits: HandshakeLimits = .init(), logger: Logger, now: Double) {
-        self.store = store
+        self.recorder = recorder
+        store = recorder.store
         self.staticKeyPair = staticKeyPair
         self.hasDisplay = hasDisplay
         self.listener = listener
@@ -132,9 +117,13 @@ final class SyncService: BandLinkHost {
     /// Whether a connection still has bytes to write (the loop then comes back soon).
     var isSending: Bool { links.contains { !$0.connection.output.isEmpty } }
 
-    /// Accepts new laptops, reads, answers and writes on every connection; `now` in band seconds.
-    func service(now: Double) {
+    /// Accepts new laptops, reads, answers and writes on every connection; `now` in the link's
+    /// seconds, `band` as the band is now. Returns what the band is to carry out, in order (with
+    /// what the wearer's answers settled since the last pass).
+    func service(now: Double, band: LinkBandState) -> [LinkEvent] {
         self.now = now
+        self.band = band
+        defer { events.removeAll() }
         // Existing connections first: a laptop's handshake that has arrived completes before
         // newer connections may push handshaking ones out.
         for index in links.indices {
@@ -180,12 +169,7 @@ final class SyncService: BandLinkHost {
         }
         links = kept
         reopenSerialIfDue(now: now)
-    }
-
-    /// Requests for the wearer's prompt since the last call.
-    func takePromptRequests() -> [LinkPrompt.Request] {
-        defer { promptRequests.removeAll() }
-        return promptRequests
+        return events
     }
 
     func close() {
@@ -352,35 +336,36 @@ final class SyncService: BandLinkHost {
     func pairingBegan(connection: Int, laptopKey: [UInt8], laptopName: String, codes: PairingCodes, method: PairingMethod) {
         pairings[connection] = Pairing(laptopKey: laptopKey, laptopName: laptopName)
         logger.notice("laptop \"\(laptopName)\" wants to pair; waiting for the wearer")
-        promptRequests.append(.confirmPairing(connection: connection, laptopName: laptopName,
+        events.append(.prompt(.confirmPairing(connection: connection, laptopName: laptopName,
                                               code: method == .comparison ? codes.comparisonDigits : nil,
-                                              buzz: method == .passkey ? .passkey(codes.passkeyDigits) : nil))
+                                              buzz: method == .passkey ? .passkey(codes.passkeyDigits) : nil)))
     }
 
     func pairingVerdict(connection: Int, accepted: Bool) -> SyncMessage.PairingState {
         guard pairings[connection] != nil else { return .declined }
         if pairings[connection]!.laptop == nil { pairings[connection]!.laptop = accepted }
-        return resolve(connection)
+        return resolve(connection, unixSeconds: band.unixSeconds)
     }
 
     func pairingState(connection: Int) -> SyncMessage.PairingState {
-        pairings[connection] == nil ? .declined : resolve(connection)
+        pairings[connection] == nil ? .declined : resolve(connection, unixSeconds: band.unixSeconds)
     }
 
     func pairingEnded(connection: Int) {
         guard let pairing = pairings.removeValue(forKey: connection) else { return }
-        if pairing.resolved == nil { promptRequests.append(.pairingEnded(connection: connection)) }
+        if pairing.resolved == nil { events.append(.prompt(.pairingEnded(connection: connection))) }
     }
 
     /// The wearer's press on the pairing question, or no when it timed out on the band (a
-    /// later no overrides an earlier yes while nothing is settled).
-    func wearerAnswered(pairing connection: Int, accepted: Bool) {
+    /// later no overrides an earlier yes while nothing is settled), at the band's date `unixSeconds`.
+    func wearerAnswered(pairing connection: Int, accepted: Bool, unixSeconds: Double) {
         guard let pairing = pairings[connection], pairing.resolved == nil else { return }
         if pairing.wearer == nil || !accepted { pairings[connection]!.wearer = accepted }
-        _ = resolve(connection)
+        _ = resolve(connection, unixSeconds: unixSeconds)
     }
 
-    private func resolve(_ connection: Int) -> SyncMessage.PairingState {
+    /// Settles a pairing both sides answered (stored as paired at the band's date `unixSeconds`).
+    private func resolve(_ connection: Int, unixSeconds: Double) -> SyncMessage.PairingState {
         guard let pairing = pairings[connection] else { return .declined }
         if let resolved = pairing.resolved { return resolved }
         let state: SyncMessage.PairingState
@@ -388,7 +373,7 @@ final class SyncService: BandLinkHost {
             state = .declined
         } else if pairing.laptop == true && pairing.wearer == true {
             do {
-                try store.addPairedLaptop(PairedLaptop(publicKey: pairing.laptopKey, name: pairing.laptopName, pairedUnixSeconds: wallClock()))
+                try store.addPairedLaptop(PairedLaptop(publicKey: pairing.laptopKey, name: pairing.laptopName, pairedUnixSeconds: unixSeconds))
                 state = .paired
                 logger.notice("paired with laptop \"\(pairing.laptopName)\"")
             } catch {
@@ -399,7 +384,7 @@ final class SyncService: BandLinkHost {
             return .awaitingWearer
         }
         pairings[connection]!.resolved = state
-        promptRequests.append(.pairingResolved(connection: connection, paired: state == .paired))
+        events.append(.prompt(.pairingResolved(connection: connection, paired: state == .paired)))
         return state
     }
 
@@ -437,86 +422,13 @@ final class SyncService: BandLinkHost {
                 return .failure(code: .unsupportedVersion, message: "this band speaks sync \(SyncMessage.lowestVersion)...\(SyncMessage.highestVersion), the laptop \(lowest)...\(highest): update the older side")
             }
             let identity = bandIdentity()
-            return .welcome(version: version, bandID: identity.id, bandName: identity.name, bandUnixSeconds: wallClock())
+            return .welcome(version: version, bandID: identity.id, bandName: identity.name, bandUnixSeconds: band.unixSeconds)
         case .listSessions(let after):
-            let sessions = try store.finishedSessions(afterID: after, limit: SyncMessage.maximumListLength)
-            var sizes = try store.sessionDataSizes(ids: sessions.map(\.id)).merging(unkeptSizes) { kept, _ in kept }
-            for session in sessions where sizes[session.id] == nil {
-                // Made before this build, closed by crash recovery, or not kept by a full store:
-                // encoded now (and kept, when there is room). One whose rows cannot be read is
-                // listed all the same: the laptop asks for it, hears why, and holds its place.
-                do {
-                    guard let outcome = try SessionDataEncoding.encode(sessionID: session.id, in: store, logger: logger) else { continue }
-                    sizes[session.id] = (outcome.data.bytes.count, outcome.data.crc32)
-                    if outcome.storeFull {
-                        unkeptSizes[session.id] = sizes[session.id]
-                        delegate?.storeFilled()
-                    }
-                } catch {
-                    sizes[session.id] = SessionDataEncoding.unreadableListing
-                }
-            }
-            // As many as fit one frame (a summary is about 100 bytes); `more` sends the laptop back.
-            var entries: [SyncMessage.SessionEntry] = []
-            var size = 16
-            var more = sessions.count == SyncMessage.maximumListLength
-            for session in sessions {
-                guard let data = sizes[session.id] else { continue }
-                let entry = SyncMessage.SessionEntry(id: session.id, summary: session.summary, dataLength: data.length,
-                                                     dataCRC32: data.crc32, synced: session.syncedUnixSeconds != nil)
-                let entrySize = SyncMessage.sessionList([entry], more: false).encoded(number: 0).count
-                if size + entrySize > SyncMessage.maximumChunkLength && !entries.isEmpty {
-                    more = true
-                    break
-                }
-                entries.append(entry)
-                size += entrySize
-            }
-            return .sessionList(entries, more: more)
+            return try sessionList(afterID: after)
         case .getChunk(let id, let offset, let maximumLength):
-            let bytes: [UInt8]
-            if let cached = cachedData, cached.id == id {
-                bytes = cached.bytes
-            } else {
-                // Checked against its CRC-32 before it is sent; encoded again when the card
-                // changed it, or when a full store could not keep it.
-                let outcome: SessionDataEncoding.Outcome?
-                do {
-                    outcome = try SessionDataEncoding.checked(sessionID: id, in: store, logger: logger)
-                } catch {
-                    return .failure(code: .internalError, message: error.description)
-                }
-                guard let outcome else {
-                    return .failure(code: .notFound, message: "no finished session \(id) on this band")
-                }
-                if outcome.storeFull { delegate?.storeFilled() }
-                if let listed = outcome.damagedCRC32, listed != outcome.data.crc32 {
-                    return .failure(code: .internalError, message: "session \(id)'s data had changed on the band's card and was encoded again: the next sync fetches it")
-                }
-                bytes = outcome.data.bytes
-                cachedData = (id, bytes)
-            }
-            guard offset < bytes.count, maximumLength > 0 else {
-                return .failure(code: .badRequest, message: "session \(id) has \(bytes.count) bytes; offset \(offset) is past them")
-            }
-            let end = min(bytes.count, offset + min(maximumLength, SyncMessage.maximumChunkLength))
-            return .chunk(sessionID: id, offset: offset, totalLength: bytes.count, bytes: Array(bytes[offset ..< end]))
+            return chunk(sessionID: id, offset: offset, maximumLength: maximumLength)
         case .acknowledge(let id):
-            do {
-                let marked = try delegate?.usingReserve { try store.markSynced(id: id, atUnixSeconds: wallClock()) }
-                    ?? store.markSynced(id: id, atUnixSeconds: wallClock())
-                guard marked else {
-                    return .failure(code: .notFound, message: "no finished session \(id) on this band")
-                }
-            } catch where isStoreFullError(error) {
-                // A card full to its last byte, its reserve spent, cannot take even this change.
-                // The laptop has the session all the same: the band says yes, and lists it
-                // unsynced until a later acknowledgement can be written (it is only removed once
-                // that is).
-                logger.notice("session \(id) is on a laptop, but the full store cannot note it synced yet")
-                delegate?.storeFilled()
-            }
-            return .acknowledged(sessionID: id)
+            return try acknowledge(sessionID: id)
         case .getSettings:
             // The wearer's settings and the laptop's own (never another laptop's).
             let shared = try store.settings().map { SyncMessage.SettingValue(key: $0.0.rawValue, value: $0.1) }
@@ -525,7 +437,7 @@ final class SyncService: BandLinkHost {
             if let setting = LaptopSetting(rawValue: key) {
                 do {
                     let stored = try store.setLaptopSetting(setting, to: value, laptopKey: laptopKey)
-                    delegate?.laptopSettingChanged(setting, to: stored)
+                    events.append(.laptopSettingChanged(setting, value: stored))
                     return .settings([SyncMessage.SettingValue(key: key, value: stored)])
                 } catch let error as LaptopSettingError {
                     return .failure(code: .badValue, message: error.description)
@@ -537,15 +449,15 @@ final class SyncService: BandLinkHost {
             }
             do {
                 let stored = try store.set(setting, to: value)
-                delegate?.settingChanged(setting, to: stored)
+                events.append(.settingChanged(setting, value: stored))
                 return .settings([SyncMessage.SettingValue(key: key, value: stored)])
             } catch let error as BandSettingError {
                 return .failure(code: .badValue, message: error.description)
             }
-        case .setClock(let unix):
-            return delegate?.setClock(unixSeconds: unix) ?? .failure(code: .internalError, message: "the band cannot set its date now")
+        case .setClock(let target):
+            return setDate(toUnixSeconds: target)
         case .deleteAll(.request):
-            if delegate?.isBusy == true {
+            if band.isWearerBusy {
                 return .failure(code: .busy, message: "the band's wearer is busy (a walk, a calibration or another question); ask again when the band shows its menu")
             }
             if deleteAllState == .awaitingWearer {
@@ -553,13 +465,12 @@ final class SyncService: BandLinkHost {
             }
             deleteAllState = .awaitingWearer
             deleteAllRequester = laptopKey
-            promptRequests.append(.confirmDeleteAll)
+            events.append(.prompt(.confirmDeleteAll))
             return .deleteAllState(.awaitingWearer)
         case .deleteAll(.status):
             return .deleteAllState(laptopKey == deleteAllRequester ? deleteAllState : .none)
         case .getStorage:
-            let storage = delegate?.storage ?? (.sound, "")
-            return .storage(storage.condition, message: storage.text)
+            return .storage(recorder.condition, message: recorder.conditionText)
         case .getStatus:
             let open = try store.openSessions(limit: SyncMessage.maximumRecordingCount)
             return .status(recording: open.map {
@@ -570,6 +481,104 @@ final class SyncService: BandLinkHost {
         }
     }
 
-    /// The band's date now (with any offset the laptop set).
-    var wallClock: () -> Double = { 0 }
+    /// The finished sessions after `afterID`, as many as fit one frame, with their data's size.
+    private func sessionList(afterID after: Int64) throws -> SyncMessage {
+        let sessions = try store.finishedSessions(afterID: after, limit: SyncMessage.maximumListLength)
+        var sizes = try store.sessionDataSizes(ids: sessions.map(\.id)).merging(unkeptSizes) { kept, _ in kept }
+        for session in sessions where sizes[session.id] == nil {
+            // Made before this build, closed by crash recovery, or not kept by a full store:
+            // encoded now (and kept, when there is room). One whose rows cannot be read is
+            // listed all the same: the laptop asks for it, hears why, and holds its place.
+            do {
+                guard let outcome = try SessionDataEncoding.encode(sessionID: session.id, in: store, logger: logger) else { continue }
+                sizes[session.id] = (outcome.data.bytes.count, outcome.data.crc32)
+                if outcome.storeFull {
+                    unkeptSizes[session.id] = sizes[session.id]
+                    recorder.storeFilled()
+                }
+            } catch {
+                sizes[session.id] = SessionDataEncoding.unreadableListing
+            }
+        }
+        // As many as fit one frame (a summary is about 100 bytes); `more` sends the laptop back.
+        var entries: [SyncMessage.SessionEntry] = []
+        var size = 16
+        var more = sessions.count == SyncMessage.maximumListLength
+        for session in sessions {
+            guard let data = sizes[session.id] else { continue }
+            let entry = SyncMessage.SessionEntry(id: session.id, summary: session.summary, dataLength: data.length,
+                                                 dataCRC32: data.crc32, synced: session.syncedUnixSeconds != nil)
+            let entrySize = SyncMessage.sessionList([entry], more: false).encoded(number: 0).count
+            if size + entrySize > SyncMessage.maximumChunkLength && !entries.isEmpty {
+                more = true
+                break
+            }
+            entries.append(entry)
+            size += entrySize
+        }
+        return .sessionList(entries, more: more)
+    }
+
+    /// A chunk of session `id`'s data.
+    private func chunk(sessionID id: Int64, offset: Int, maximumLength: Int) -> SyncMessage {
+        let bytes: [UInt8]
+        if let cached = cachedData, cached.id == id {
+            bytes = cached.bytes
+        } else {
+            // Checked against its CRC-32 before it is sent; encoded again when the card
+            // changed it, or when a full store could not keep it.
+            let outcome: SessionDataEncoding.Outcome?
+            do {
+                outcome = try SessionDataEncoding.checked(sessionID: id, in: store, logger: logger)
+            } catch {
+                return .failure(code: .internalError, message: error.description)
+            }
+            guard let outcome else {
+                return .failure(code: .notFound, message: "no finished session \(id) on this band")
+            }
+            if outcome.storeFull { recorder.storeFilled() }
+            if let listed = outcome.damagedCRC32, listed != outcome.data.crc32 {
+                return .failure(code: .internalError, message: "session \(id)'s data had changed on the band's card and was encoded again: the next sync fetches it")
+            }
+            bytes = outcome.data.bytes
+            cachedData = (id, bytes)
+        }
+        guard offset < bytes.count, maximumLength > 0 else {
+            return .failure(code: .badRequest, message: "session \(id) has \(bytes.count) bytes; offset \(offset) is past them")
+        }
+        let end = min(bytes.count, offset + min(maximumLength, SyncMessage.maximumChunkLength))
+        return .chunk(sessionID: id, offset: offset, totalLength: bytes.count, bytes: Array(bytes[offset ..< end]))
+    }
+
+    /// The laptop has session `id`: noted synced.
+    private func acknowledge(sessionID id: Int64) throws -> SyncMessage {
+        do {
+            let marked = try recorder.usingReserve { try store.markSynced(id: id, atUnixSeconds: band.unixSeconds) }
+            guard marked else {
+                return .failure(code: .notFound, message: "no finished session \(id) on this band")
+            }
+        } catch where isStoreFullError(error) {
+            // A card full to its last byte, its reserve spent, cannot take even this change.
+            // The laptop has the session all the same: the band says yes, and lists it
+            // unsynced until a later acknowledgement can be written (it is only removed once
+            // that is).
+            logger.notice("session \(id) is on a laptop, but the full store cannot note it synced yet")
+            recorder.storeFilled()
+        }
+        return .acknowledged(sessionID: id)
+    }
+
+    /// A laptop gives the band's date: `clockSet` (how far it moved, the band moves it after the
+    /// pass) or `bad-value` when the band refuses it (`LaptopDate`).
+    private func setDate(toUnixSeconds target: Double) -> SyncMessage {
+        let verdict = LaptopDate.check(laptopUnixSeconds: target, bandUnixSeconds: band.unixSeconds)
+        if let refusal = LaptopDate.refusal(verdict) {
+            logger.warning("a laptop's date was refused: \(refusal)")
+            return .failure(code: .badValue, message: refusal)
+        }
+        let moved = target - band.unixSeconds
+        band.unixSeconds = target
+        events.append(.dateSet(movedBySeconds: moved, toUnixSeconds: target))
+        return .clockSet(offsetSeconds: moved)
+    }
 }

@@ -92,10 +92,16 @@ struct BandPractice {
         haptics.setMetronome(periodSeconds: nil, now: 0)
     }
 
-    /// A setting changed (on the band or from a laptop): the practice and the reminders use
+    /// A laptop set a setting (its stored text, validated): the practice and the reminders use
     /// it from now on.
-    mutating func apply(_ setting: BandSetting, _ value: String) {
-        machine.apply(setting, value)
+    mutating func apply(_ setting: BandSetting, _ text: String) {
+        machine.apply(setting, text)
+        settingsChanged()
+    }
+
+    /// The practice's values changed (the wearer chose one on the band, typed, or a laptop
+    /// set one): the reminders follow.
+    mutating func settingsChanged() {
         reminders.update(settings: machine.values, studies: studyReminders)
     }
 

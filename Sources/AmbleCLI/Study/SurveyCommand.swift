@@ -2,9 +2,6 @@ import AmbleCompanion
 import AmbleCompanionStore
 import AmbleLinux
 import AmbleStudyAPI
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -53,7 +50,7 @@ struct SurveyCommand: ParsableCommand {
                 let line = readLine(strippingNewline: true)
                 if echo, let line { print(line) }
                 return line
-            }, write: { print($0, terminator: ""); fflush(nil) })
+            }, write: { print($0, terminator: ""); flushStandardOutput() })
             guard let answers else {
                 throw CommandError("cancelled at the end of input: nothing of \"\(questionnaire.title)\" was saved"
                                    + (index > 0 ? " (the questionnaires before it were)" : ""))

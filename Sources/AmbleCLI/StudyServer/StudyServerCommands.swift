@@ -4,9 +4,6 @@ import AmbleLinux
 import AmbleModel
 import AmbleStudyAPI
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -164,7 +161,7 @@ extension StudyCommand {
             let started = clock.nowSeconds
             let report = OutboxUploader(store: store, client: client).drain { _, wait in
                 guard clock.nowSeconds - started + wait <= retryFor else { return false }
-                if wait > 0 { usleep(UInt32(min(wait, 3600) * 1_000_000)) }
+                if wait > 0 { sleepSeconds(min(wait, 3600)) }
                 return true
             }
             print(StudyServerUpload.summary(report, store: store))

@@ -9,9 +9,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The study server's client measured against a running amble-server (scripts/bench-study-upload
 /// starts one on a scratch PostgreSQL): the latency of one session's upload (each PUT on its own
@@ -33,6 +30,27 @@ public enum StudyUploadBench {
 
     struct Failure: Error { var message: String }
 
+    /// A walk in the band's encoding: `minutes` long, started at `start`.
+    static func walk(start: Double, minutes: Int, seed: Int) -> [UInt8] {
+        let parameters = SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7)
+        // A steady walk with a walker's jitter (an LCG's): cadence within ±1.5 steps/min, heart rate
+        // wandering by tenths, which the band's coding keeps, so that it compresses as a real walk does
+        // (docs/protocol.md: 1.71 bytes per recorded second).
+        var state = UInt64(seed) &* 6_364_136_223_846_793_005 &+ 1
+        func noise(_ range: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(range))
+        }
+        var heartRate = 95.0
+        let rows = (0 ..< minutes * 60).map { (t: Int) -> SessionSecond in
+            heartRate = min(140, max(70, heartRate + Double(noise(5) - 2) / 10))
+            return SessionSecond(offsetSeconds: t, steps: 1 + noise(2), cadenceStepsPerMinute: 84 + Double(noise(31) - 15) / 10,
+                                 heartRateBPM: heartRate, heartRateConfidence: 0.8 + Double(noise(20)) / 100)
+        }
+        let summary = SessionTally(rows).summary(kind: .mindfulWalk, startUnixSeconds: start, endUnixSeconds: start + Double(rows.count), parameters: parameters)
+        return SessionCoding.encode(SessionRecord(summary: summary, seconds: rows))
+    }
+
     static func run(_ arguments: [String]) throws {
         func fail(_ message: String) -> Failure { Failure(message: message) }
 
@@ -41,27 +59,6 @@ public enum StudyUploadBench {
         guard arguments.count >= 5, let endpoint = try? ServerEndpoint(parsing: arguments[1]) else { throw fail(usage) }
         let clock = SystemClock()
         let day = 86_400.0
-
-        /// A walk in the band's encoding: `minutes` long, started at `start`.
-        func walk(start: Double, minutes: Int, seed: Int) -> [UInt8] {
-            let parameters = SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7)
-            // A steady walk with a walker's jitter (an LCG's): cadence within ±1.5 steps/min, heart rate
-            // wandering by tenths, which the band's coding keeps, so that it compresses as a real walk does
-            // (docs/protocol.md: 1.71 bytes per recorded second).
-            var state = UInt64(seed) &* 6_364_136_223_846_793_005 &+ 1
-            func noise(_ range: Int) -> Int {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                return Int((state >> 33) % UInt64(range))
-            }
-            var heartRate = 95.0
-            let rows = (0 ..< minutes * 60).map { (t: Int) -> SessionSecond in
-                heartRate = min(140, max(70, heartRate + Double(noise(5) - 2) / 10))
-                return SessionSecond(offsetSeconds: t, steps: 1 + noise(2), cadenceStepsPerMinute: 84 + Double(noise(31) - 15) / 10,
-                                     heartRateBPM: heartRate, heartRateConfidence: 0.8 + Double(noise(20)) / 100)
-            }
-            let summary = SessionTally(rows).summary(kind: .mindfulWalk, startUnixSeconds: start, endUnixSeconds: start + Double(rows.count), parameters: parameters)
-            return SessionCoding.encode(SessionRecord(summary: summary, seconds: rows))
-        }
 
         func queueWalk(_ store: CompanionStore, id: Int64, start: Double) throws -> Int {
             let bytes = walk(start: start, minutes: 30, seed: Int(id))
@@ -96,7 +93,7 @@ public enum StudyUploadBench {
             var latencies: [Double] = [], bytes = 0
             for n in 1 ... uploads {
                 // Paced under the server's rate limit (4 requests a second per token after a burst of 120).
-                usleep(300_000)
+                sleepSeconds(0.3)
                 bytes += try queueWalk(store, id: Int64(n), start: now - day / 2 + Double(n) * 60)
                 let started = clock.nowSeconds
                 let report = uploader.pass()

@@ -44,20 +44,7 @@ enum TCXExport {
         var x = XMLWriter()
         x.line("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
         x.open("TrainingCenterDatabase", attributes: [("xmlns", namespace), ("xmlns:ax", extensionNamespace), ("xmlns:xsi", schemaInstanceNamespace)])
-        x.open("Folders")
-        x.open("History")
-        x.line("<Running Name=\"Running\"/>")
-        x.line("<Biking Name=\"Biking\"/>")
-        x.open("Other", attributes: [("Name", "Other")])
-        x.open("Folder", attributes: [("Name", "Walking")])
-        x.open("ActivityRef")
-        x.element("Id", id)
-        x.close("ActivityRef")
-        x.close("Folder")
-        x.close("Other")
-        x.line("<MultiSport Name=\"MultiSport\"/>")
-        x.close("History")
-        x.close("Folders")
+        folders(activityID: id, into: &x)
         x.open("Activities")
         x.open("Activity", attributes: [("Sport", "Other")])
         x.element("Id", id)
@@ -73,59 +60,89 @@ enum TCXExport {
             x.element("TriggerMethod", "Manual")
             x.close("Lap")
         }
-        for lap in laps {
-            x.open("Lap", attributes: [("StartTime", isoDate(s.startUnixSeconds + Double(lap.startOffsetSeconds)))])
-            x.element("TotalTimeSeconds", String(lap.durationSeconds))
-            // Rounded where the trackpoints are, so that the laps add up to the last one.
-            x.element("DistanceMeters", number(hundredths(lap.endDistanceMeters) - hundredths(lap.startDistanceMeters), 2))
-            x.element("Calories", String(min(65535, lap.kilocalories)))
-            if let rates = lap.heartRates {
-                x.open("AverageHeartRateBpm")
-                x.element("Value", String(heartRate(rates.average)))
-                x.close("AverageHeartRateBpm")
-                x.open("MaximumHeartRateBpm")
-                x.element("Value", String(heartRate(rates.maximum)))
-                x.close("MaximumHeartRateBpm")
-            }
-            x.element("Intensity", "Active")
-            x.element("TriggerMethod", "Manual")
-            x.open("Track")
-            for point in lap.points {
-                x.open("Trackpoint")
-                x.element("Time", isoDate(walk.unixSeconds(of: point.second)))
-                x.element("DistanceMeters", number(hundredths(point.distanceMeters), 2))
-                if let bpm = point.second.heartRateBPM, bpm.isFinite {
-                    x.open("HeartRateBpm")
-                    x.element("Value", String(heartRate(bpm)))
-                    x.close("HeartRateBpm")
-                }
-                x.open("Extensions")
-                x.open("ax:TPX")
-                x.element("ax:RunCadence", String(strides(point.second.cadenceStepsPerMinute)))
-                x.close("ax:TPX")
-                x.close("Extensions")
-                x.close("Trackpoint")
-            }
-            x.close("Track")
-            x.open("Extensions")
-            x.open("ax:LX")
-            if let cadences = lap.cadences {
-                x.element("ax:AvgRunCadence", String(strides(cadences.average)))
-                x.element("ax:MaxRunCadence", String(strides(cadences.maximum)))
-            }
-            x.element("ax:Steps", String(min(65535, lap.steps)))
-            x.close("ax:LX")
-            x.close("Extensions")
-            x.close("Lap")
-        }
+        for lap in laps { write(lap, of: walk, into: &x) }
         x.element("Notes", notes(s))
         x.open("Training", attributes: [("VirtualPartner", "false")])
         x.open("Plan", attributes: [("Type", "Workout"), ("IntervalWorkout", "false")])
         x.element("Name", "Walking")
         x.close("Plan")
         x.close("Training")
+        creator(bandName: walk.session.bandName, into: &x)
+        x.close("Activity")
+        x.close("Activities")
+        x.close("TrainingCenterDatabase")
+        return x.text
+    }
+
+    /// Training Center's history folders, the walk filed under Other in `Walking`.
+    private static func folders(activityID id: String, into x: inout XMLWriter) {
+        x.open("Folders")
+        x.open("History")
+        x.line("<Running Name=\"Running\"/>")
+        x.line("<Biking Name=\"Biking\"/>")
+        x.open("Other", attributes: [("Name", "Other")])
+        x.open("Folder", attributes: [("Name", "Walking")])
+        x.open("ActivityRef")
+        x.element("Id", id)
+        x.close("ActivityRef")
+        x.close("Folder")
+        x.close("Other")
+        x.line("<MultiSport Name=\"MultiSport\"/>")
+        x.close("History")
+        x.close("Folders")
+    }
+
+    /// One lap: its totals, a trackpoint a second walked, and its steps and cadence in `LX`.
+    private static func write(_ lap: WalkActivity.Lap, of walk: ExportedSession, into x: inout XMLWriter) {
+        x.open("Lap", attributes: [("StartTime", isoDate(walk.summary.startUnixSeconds + Double(lap.startOffsetSeconds)))])
+        x.element("TotalTimeSeconds", String(lap.durationSeconds))
+        // Rounded where the trackpoints are, so that the laps add up to the last one.
+        x.element("DistanceMeters", number(hundredths(lap.endDistanceMeters) - hundredths(lap.startDistanceMeters), 2))
+        x.element("Calories", String(min(65535, lap.kilocalories)))
+        if let rates = lap.heartRates {
+            x.open("AverageHeartRateBpm")
+            x.element("Value", String(heartRate(rates.average)))
+            x.close("AverageHeartRateBpm")
+            x.open("MaximumHeartRateBpm")
+            x.element("Value", String(heartRate(rates.maximum)))
+            x.close("MaximumHeartRateBpm")
+        }
+        x.element("Intensity", "Active")
+        x.element("TriggerMethod", "Manual")
+        x.open("Track")
+        for point in lap.points {
+            x.open("Trackpoint")
+            x.element("Time", isoDate(walk.unixSeconds(of: point.second)))
+            x.element("DistanceMeters", number(hundredths(point.distanceMeters), 2))
+            if let bpm = point.second.heartRateBPM, bpm.isFinite {
+                x.open("HeartRateBpm")
+                x.element("Value", String(heartRate(bpm)))
+                x.close("HeartRateBpm")
+            }
+            x.open("Extensions")
+            x.open("ax:TPX")
+            x.element("ax:RunCadence", String(strides(point.second.cadenceStepsPerMinute)))
+            x.close("ax:TPX")
+            x.close("Extensions")
+            x.close("Trackpoint")
+        }
+        x.close("Track")
+        x.open("Extensions")
+        x.open("ax:LX")
+        if let cadences = lap.cadences {
+            x.element("ax:AvgRunCadence", String(strides(cadences.average)))
+            x.element("ax:MaxRunCadence", String(strides(cadences.maximum)))
+        }
+        x.element("ax:Steps", String(min(65535, lap.steps)))
+        x.close("ax:LX")
+        x.close("Extensions")
+        x.close("Lap")
+    }
+
+    /// The Amble band that recorded the walk, with the release it ran.
+    private static func creator(bandName: String, into x: inout XMLWriter) {
         x.open("Creator", attributes: [("xsi:type", "Device_t")])
-        x.element("Name", "Amble band \(walk.session.bandName)")
+        x.element("Name", "Amble band \(bandName)")
         x.element("UnitId", "0")
         x.element("ProductID", "0")
         x.open("Version")
@@ -134,10 +151,6 @@ enum TCXExport {
         x.element("VersionMinor", String(version.minor))
         x.close("Version")
         x.close("Creator")
-        x.close("Activity")
-        x.close("Activities")
-        x.close("TrainingCenterDatabase")
-        return x.text
     }
 
     /// The walk's practice in words, for the Activity's Notes.

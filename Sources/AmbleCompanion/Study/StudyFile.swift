@@ -1,6 +1,6 @@
 import AmbleLinux
 import AmbleModel
-import TOMLKit
+import AmbleTOML
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -35,6 +35,9 @@ public enum StudyFile {
     /// empty objects; docs/robustness.md), so a file at the limit costs tens of megabytes on the
     /// laptop, and a larger one is refused unread.
     static let maximumBytes = 512 * 1024
+    /// The most values a study file in TOML may hold: 20,000, several times a large study
+    /// (docs/study-example.toml holds about 150), so that reading one costs at most some 6 MB.
+    static let maximumValues = 20_000
 
     static func load(path: String) throws(StudyFileError) -> Study {
         try parse(text: read(path: path), file: path)
@@ -50,7 +53,7 @@ public enum StudyFile {
             throw StudyFileError(file: path, line: nil, key: nil, message: message)
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            let line = TOMLText.problem(in: String(decoding: data, as: UTF8.self))?.line
+            let line = TOMLReader.invalidUTF8Position(in: data)?.line
             throw StudyFileError(file: path, line: line, key: nil, message: "holds bytes that are not UTF-8 text; save the file as UTF-8")
         }
         return text
@@ -70,16 +73,10 @@ public enum StudyFile {
             root = try json.document()
             lines = StudyKeyLines(lines: json.lines)
         } else {
-            // TOMLKit's parser stops the process on some text that is not TOML (see TOMLText).
-            if let problem = TOMLText.problem(in: text) {
-                throw StudyFileError(file: file, line: problem.line, key: nil, message: "not valid TOML: line \(problem.line) \(problem.message)")
-            }
             do {
-                root = try TOMLTable(string: text)
-            } catch let error as TOMLParseError {
-                throw StudyFileError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
+                root = try TOMLReader(maximumValues: maximumValues).read(text)
             } catch {
-                throw StudyFileError(file: file, line: 1, key: nil, message: "not valid TOML: \(printableText("\(error)", maximum: 200))")
+                throw StudyFileError(file: file, line: error.line, key: nil, message: "not valid TOML: \(printableText(error.description, maximum: 200))")
             }
             lines = StudyKeyLines(text: text)
         }

@@ -1,5 +1,5 @@
 import AmbleModel
-import TOMLKit
+import AmbleTOML
 
 /// Reads a study file written in JSON (one object with the same keys and nesting as the TOML
 /// form: `{"name": ..., "questionnaire": [{"name": ..., "item": [{...}]}]}`) into the table the
@@ -10,6 +10,8 @@ struct StudyJSONReader {
     private let file: String
     private var index = 0
     private var line = 1
+    /// Where the current line starts, for columns.
+    private var lineStart = 0
     /// The line of each key, named as errors write them (`questionnaire[2].item[1].type`).
     private(set) var lines: [String: Int] = [:]
 
@@ -33,7 +35,7 @@ struct StudyJSONReader {
     private var peek: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
 
     private mutating func advance() {
-        if scalars[index] == "\n" { line += 1 }
+        if scalars[index] == "\n" { line += 1; lineStart = index + 1 }
         index += 1
     }
 
@@ -51,13 +53,15 @@ struct StudyJSONReader {
     }
 
     /// A value; nil for `null`.
-    private mutating func value(path: String) throws(StudyFileError) -> (any TOMLValueConvertible)? {
+    private var position: TOMLPosition { TOMLPosition(line: line, column: index - lineStart + 1) }
+
+    private mutating func value(path: String) throws(StudyFileError) -> TOMLValue? {
         switch peek {
-        case "{": return try object(path: path)
+        case "{": return .table(try object(path: path))
         case "[": return try array(path: path)
-        case "\"": return try string()
-        case "t": try literal("true"); return true
-        case "f": try literal("false"); return false
+        case "\"": return .string(try string())
+        case "t": try literal("true"); return .boolean(true)
+        case "f": try literal("false"); return .boolean(false)
         case "n": try literal("null"); return nil
         case let c? where c == "-" || ("0"..."9").contains(c): return try number()
         default: throw failure("expected a value (a string, number, true, false, list or object)")
@@ -65,24 +69,25 @@ struct StudyJSONReader {
     }
 
     private mutating func object(path: String) throws(StudyFileError) -> TOMLTable {
+        var table = TOMLTable(position: position)
         try expect("{", "{")
-        let table = TOMLTable()
         skipSpace()
         if peek == "}" { advance(); return table }
         while true {
             skipSpace()
             guard peek == "\"" else { throw failure("expected a key in double quotes") }
-            let keyLine = line
+            let keyLine = line, keyPosition = position
             let key = try string()
             let keyPath = path.isEmpty ? key : "\(path).\(key)"
             if lines[keyPath] == nil { lines[keyPath] = keyLine }
             skipSpace()
             try expect(":", "':' after \"\(printableText(key))\"")
             skipSpace()
+            let valuePosition = position
             guard let value = try value(path: keyPath) else {
                 throw failure("is null; give a value or leave the key out", key: keyPath, line: keyLine)
             }
-            table[key] = value
+            table.set(key, value, keyPosition: keyPosition, valuePosition: valuePosition)
             skipSpace()
             if peek == "," { advance(); continue }
             if peek == "}" { advance(); return table }
@@ -90,11 +95,11 @@ struct StudyJSONReader {
         }
     }
 
-    private mutating func array(path: String) throws(StudyFileError) -> TOMLArray {
+    private mutating func array(path: String) throws(StudyFileError) -> TOMLValue {
         try expect("[", "[")
-        let array = TOMLArray()
+        var array: [TOMLValue] = []
         skipSpace()
-        if peek == "]" { advance(); return array }
+        if peek == "]" { advance(); return .array(array) }
         var count = 0
         while true {
             skipSpace()
@@ -105,7 +110,7 @@ struct StudyJSONReader {
             array.append(value)
             skipSpace()
             if peek == "," { advance(); continue }
-            if peek == "]" { advance(); return array }
+            if peek == "]" { advance(); return .array(array) }
             throw failure("expected ',' or ']' in the list")
         }
     }
@@ -117,15 +122,15 @@ struct StudyJSONReader {
         }
     }
 
-    private mutating func number() throws(StudyFileError) -> any TOMLValueConvertible {
+    private mutating func number() throws(StudyFileError) -> TOMLValue {
         var text = ""
         while let c = peek, c == "-" || c == "+" || c == "." || c == "e" || c == "E" || ("0"..."9").contains(c) {
             text.unicodeScalars.append(c)
             advance()
         }
-        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let whole = Int(text) { return whole }
+        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let whole = Int64(text) { return .integer(whole) }
         guard let real = Double(text), real.isFinite else { throw failure("\"\(printableText(text))\" is not a number") }
-        return real
+        return .float(real)
     }
 
     private mutating func string() throws(StudyFileError) -> String {

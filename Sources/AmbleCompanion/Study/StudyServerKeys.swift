@@ -1,6 +1,6 @@
 import AmbleLinux
 import AmbleModel
-import TOMLKit
+import AmbleTOML
 
 /// One arm of a study run by the server (`[[arm]]`): its name (the researcher sees it, the
 /// participant does not), its weight in the allocation and the band settings its participants'

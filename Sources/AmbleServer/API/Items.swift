@@ -94,59 +94,56 @@ extension StudyServer {
         let item = try CheckedItem.check(kind: kind, id: itemID, bytes: bytes,
                                          digest: request.headers[HTTPField.Name(StudyAPI.digestHeader)!])
         let now = self.now
-        let (status, receivedAt) = try await transaction { connection -> (HTTPResponse.Status, Double) in
-            if let stored = try await storedItem(participant: participant.id, item: item, on: connection) {
-                guard stored.sha256 == item.sha256 else {
-                    throw ServerError(.conflict, "conflict", "Other bytes were stored under this item id before; an item id is made once per item on the laptop. Nothing was stored.")
-                }
-                return (.ok, stored.receivedAt)
-            }
-            guard item.startsAt >= participant.consentAcceptedAt else {
-                throw ServerError(.unprocessableContent, "outside_consent", "This \(item.kind.rawValue) is timed before the participant consented; the server keeps no data from before consent.")
-            }
-            if let withdrawn = participant.withdrawnAt, item.endsAt > withdrawn {
-                throw ServerError(.unprocessableContent, "outside_consent", "This \(item.kind.rawValue) is timed after the participant withdrew; the server keeps no data from after withdrawal.")
-            }
-            let inserted = try await connection.query("""
-                INSERT INTO items (participant_id, kind, item_id, sha256, bytes, item_time, received_at, period)
-                VALUES (\(participant.id), \(item.kind.rawValue), \(item.id), \(item.sha256), \(ByteBuffer(bytes: item.bytes)),
-                        \(date(item.startsAt)), \(date(now)), \(item.period))
-                ON CONFLICT DO NOTHING RETURNING 1
-                """, logger: logger)
-            var didInsert = false
-            for try await _ in inserted.decode(Int.self) { didInsert = true }
-            guard didInsert else {
-                // Another request stored this id between our look and our insert.
-                guard let stored = try await storedItem(participant: participant.id, item: item, on: connection), stored.sha256 == item.sha256 else {
-                    throw ServerError(.conflict, "conflict", "Other bytes were stored under this item id; nothing was stored.")
-                }
-                return (.ok, stored.receivedAt)
-            }
-            if let summary = item.session {
-                try await insertSession(summary, participant: participant.id, itemID: item.id, on: connection)
-            }
-            return (.created, now)
+        let store = ItemStore(participant: participant, logger: logger)
+        let outcome = try await transaction { try await store.store([item], now: now, on: $0)[0] }
+        switch outcome {
+        case let .refused(error):
+            throw error
+        case let .stored(receivedAt, storedNow):
+            return try JSONBody.response(ItemReceipt(kind: item.kind, itemID: item.id, sha256: item.sha256, receivedAt: receivedAt),
+                                         status: storedNow ? .created : .ok)
         }
-        return try JSONBody.response(ItemReceipt(kind: item.kind, itemID: item.id, sha256: item.sha256, receivedAt: receivedAt), status: status)
     }
 
-    private func storedItem(participant: UUID, item: CheckedItem, on connection: PostgresConnection) async throws -> (sha256: String, receivedAt: Double)? {
-        let rows = try await connection.query("""
-            SELECT sha256, received_at FROM items WHERE participant_id = \(participant) AND kind = \(item.kind.rawValue) AND item_id = \(item.id)
-            """, logger: logger)
-        for try await (sha, at) in rows.decode((String, Date).self) { return (sha, at.timeIntervalSince1970) }
-        return nil
-    }
-
-    /// The session's summary in the columns the dashboard sums: mindful seconds are a mindful
-    /// walk's walking seconds (its duration for sessions stored before walking time was kept).
-    private func insertSession(_ s: SessionSummary, participant: UUID, itemID: String, on connection: PostgresConnection) async throws {
-        let mindful = s.kind == .mindfulWalk ? Double(s.walkingSeconds ?? Int(s.durationSeconds)) : 0
-        try await connection.query("""
-            INSERT INTO sessions (participant_id, item_id, start_at, duration_seconds, steps, session_kind, walking_seconds,
-                                  mindful_seconds, seconds_over_limit)
-            VALUES (\(participant), \(itemID), \(date(s.startUnixSeconds)), \(s.durationSeconds), \(Int64(s.steps)), \(s.kind.rawValue),
-                    \(s.walkingSeconds), \(mindful), \(s.timeOverLimitSeconds))
-            """, logger: logger)
+    /// `POST /v1/items`: up to `ItemBatch.maxItems` items, each checked and stored as PUT would
+    /// (the same `CheckedItem.check`, the same `ItemStore`), those that pass in one transaction;
+    /// the answer lists, in request order, what PUT would have answered for each alone. A
+    /// malformed envelope is refused whole, with nothing stored.
+    func postItems(_ request: Request) async throws -> Response {
+        let participant = try await authenticate(request)
+        let batch = try await JSONBody.decode(ItemBatch.self, from: request, limit: configuration.maxItemBytes)
+        guard batch.items.count <= ItemBatch.maxItems else {
+            throw ServerError(.contentTooLarge, "too_large", "A batch holds at most \(ItemBatch.maxItems) items; this one has \(batch.items.count). Send them in several; nothing was stored.")
+        }
+        var checked: [CheckedItem] = []
+        var results: [ItemBatchResults.Result] = []
+        var checkedAt: [Int] = []  // the index in `results` of each checked item
+        for entry in batch.items {
+            guard let bytes = Data(base64Encoded: entry.bytes).map(Array.init) else {
+                throw ServerError.badRequest("malformed_body", "The bytes of item \(printableText(entry.id, maximum: 40)) are not standard base64; nothing was stored.")
+            }
+            results.append(.init(kind: entry.kind, id: entry.id, status: 0, error: nil))
+            do {
+                checked.append(try CheckedItem.check(kind: entry.kind, id: entry.id, bytes: bytes, digest: entry.sha256))
+                checkedAt.append(results.count - 1)
+            } catch let error as ServerError {
+                results[results.count - 1].status = Int(error.status.code)
+                results[results.count - 1].error = error.code
+            }
+        }
+        let now = self.now
+        let store = ItemStore(participant: participant, logger: logger)
+        let items = checked
+        let outcomes = items.isEmpty ? [] : try await transaction { try await store.store(items, now: now, on: $0) }
+        for (index, outcome) in zip(checkedAt, outcomes) {
+            switch outcome {
+            case let .refused(error):
+                results[index].status = Int(error.status.code)
+                results[index].error = error.code
+            case let .stored(_, storedNow):
+                results[index].status = storedNow ? 201 : 200
+            }
+        }
+        return try JSONBody.response(ItemBatchResults(results: results), status: .ok)
     }
 }

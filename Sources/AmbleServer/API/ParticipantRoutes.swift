@@ -23,6 +23,7 @@ struct ParticipantRoutes: Sendable {
         v1.put("items/:kind/:item") { request, context in
             try await server.putItem(request, kind: context.parameters.require("kind"), itemID: context.parameters.require("item"))
         }
+        v1.post("items") { request, _ in try await server.postItems(request) }
         v1.post("withdraw") { request, _ in try await withdraw(request) }
     }
 
@@ -189,7 +190,14 @@ struct ParticipantRoutes: Sendable {
                 "UPDATE refresh_tokens SET revoked_at = \(date(now)) WHERE participant_id = \(participant.id) AND revoked_at IS NULL",
                 logger: server.logger)
             if delete {
-                try await connection.query("DELETE FROM items WHERE participant_id = \(participant.id)", logger: server.logger)
+                // The keys' rows take the bodies and session summaries of every partition with them.
+                try await connection.query("DELETE FROM item_keys WHERE participant_id = \(participant.id)", logger: server.logger)
+                // The rollup remakes their days (now empty) and their arm's.
+                try await connection.query("""
+                    INSERT INTO rollup_dirty (participant_id, day) SELECT participant_id, day FROM participant_days
+                    WHERE participant_id = \(participant.id) ON CONFLICT DO NOTHING
+                    """, logger: server.logger)
+                try await connection.query("DELETE FROM participant_days WHERE participant_id = \(participant.id)", logger: server.logger)
             }
             return delete
         }

@@ -3,7 +3,7 @@
 /// which, and every state the server keeps is here (no state in the server processes but the
 /// per-token rate limiter, docs/server.md).
 public enum Migrations {
-    public static let all: [Migration] = [initial, researcherWeb, dueState]
+    public static let all: [Migration] = [initial, researcherWeb, dueState, partitions]
 
     static let initial = Migration(id: "0001-initial", statements: [
         """

@@ -7,7 +7,7 @@ import AmbleCompanion
 import AmbleLinux
 import AmbleModel
 import AmbleStudyAPI
-import TOMLKit
+import AmbleTOML
 
 /// What the server keeps of a study file (docs/study.md, "A study on the server"): its text,
 /// the text participants get (without the arms and the allocation, which would unblind them),
@@ -72,15 +72,15 @@ public struct StudyDefinition: Sendable, Equatable {
     /// The study file as participants get it: without `[[arm]]` and `[allocation]` (the arms'
     /// names and the seed would tell them, or anyone they show it to, who gets what).
     static func participantFile(_ text: String, file: String) throws -> String {
-        let table: TOMLTable
+        var table: TOMLTable
         do {
-            table = try TOMLTable(string: text)   // StudyFile.parse has checked it (TOMLText first)
+            table = try TOMLReader().read(text)
         } catch {
             throw StoreError.invalid("\(file): the server takes study files in TOML; convert this one")
         }
-        table.remove(at: "arm")
-        table.remove(at: "allocation")
-        return table.convert(to: .toml)
+        table.remove("arm")
+        table.remove("allocation")
+        return table.tomlText
     }
 
     /// Reads the study file at `path` (UTF-8, at most `StudyFile.maximumBytes`).

@@ -65,10 +65,26 @@ struct Dashboard: Sendable {
     /// Per participant, its days in the order of `days`.
     var participantDays: [UUID: [Day]]
     var now: Double
+    /// Per arm, every participant of the study summed from the rollup (`participant_days`, UTC
+    /// days, as of the rollup job's last run): read when the days are UTC. Nil otherwise, and
+    /// the arms' rows then sum the participants of this page.
+    var armTotals: [String: ArmTotal]?
+
+    struct ArmTotal: Sendable, Equatable {
+        var participants = 0
+        var silent = 0
+        var days: [Day]
+    }
 
     /// Per arm (in the order of `arms`), its days summed over its participants.
     func armDays(arms: [String]) -> [(arm: String, participants: Int, silent: Int, days: [Day])] {
-        arms.map { arm in
+        if let armTotals {
+            return arms.map { arm in
+                let total = armTotals[arm] ?? ArmTotal(days: days.map { Day(day: $0, due: nil) })
+                return (arm, total.participants, total.silent, total.days)
+            }
+        }
+        return arms.map { arm in
             let members = participants.filter { $0.arm == arm }
             var days = self.days.map { Day(day: $0, due: nil) }
             for member in members {
@@ -126,9 +142,10 @@ extension StudyServer {
             var last = to
             if last == nil {
                 for try await text in try await connection.query("""
-                    SELECT to_char(greatest((\(date(now)) AT TIME ZONE \(timeZone))::date,
-                                            coalesce(max((se.start_at AT TIME ZONE \(timeZone))::date), '-infinity')), 'YYYY-MM-DD')
-                    FROM sessions se JOIN participants p ON p.id = se.participant_id WHERE p.study_id = \(study.id)
+                        SELECT to_char(greatest((\(date(now)) AT TIME ZONE \(timeZone))::date,
+                                            coalesce((SELECT (se.start_at AT TIME ZONE \(timeZone))::date FROM sessions se
+                                                      JOIN participants p ON p.id = se.participant_id WHERE p.study_id = \(study.id)
+                                                      ORDER BY se.start_at DESC LIMIT 1), '-infinity')), 'YYYY-MM-DD')
                     """, logger: logger).decode(String.self) { last = CivilDay(parsing: text) }
             }
             let lastDay = last ?? CivilDay(daysSinceEpoch: Int((now / 86_400).rounded(.down)))
@@ -137,10 +154,8 @@ extension StudyServer {
 
             var participants: [Dashboard.Participant] = []
             for try await (id, arm, joined, withdrawn, upload, band) in try await connection.query("""
-                SELECT p.id, p.arm_name, p.joined_at, p.withdrawn_at,
-                       (SELECT max(i.received_at) FROM items i WHERE i.participant_id = p.id),
-                       (SELECT max(se.start_at + se.duration_seconds * interval '1 second') FROM sessions se WHERE se.participant_id = p.id)
-                FROM participants p WHERE p.study_id = \(study.id)
+                SELECT p.id, p.arm_name, p.joined_at, p.withdrawn_at, st.last_upload_at, st.last_band_contact_at
+                FROM participants p LEFT JOIN participant_status st ON st.participant_id = p.id WHERE p.study_id = \(study.id)
                 ORDER BY p.joined_at, p.id LIMIT \(limit) OFFSET \(offset)
                 """, logger: logger).decode((UUID, String, Date, Date?, Date?, Date?).self) {
                 participants.append(.init(id: id, arm: arm, joinedAt: joined.timeIntervalSince1970, withdrawnAt: withdrawn?.timeIntervalSince1970,
@@ -182,8 +197,40 @@ extension StudyServer {
                 guard let civil = CivilDay(parsing: day), let index = dayList.firstIndex(of: civil) else { continue }
                 table[id]?[index].answered = count
             }
+            let armTotals = ["UTC", "Etc/UTC"].contains(timeZone)
+                ? try await armTotals(study: study.id, days: dayList, rule: rule, on: connection) : nil
             return Dashboard(studyID: study.id, studyName: study.name, timeZone: timeZone, days: dayList,
-                             participants: participants, participantDays: table, now: now)
+                             participants: participants, participantDays: table, now: now, armTotals: armTotals)
         }
+    }
+
+    /// The compliance query (docs/server-operations.md): per arm, its participants, the silent
+    /// ones, and each UTC day of `days` from the rollup's `arm_days` (the whole study); the
+    /// surveys due by the study file's rule for every participant of the arm.
+    func armTotals(study: UUID, days: [CivilDay], rule: DueRule?, on connection: PostgresConnection) async throws -> [String: Dashboard.ArmTotal] {
+        var totals: [String: Dashboard.ArmTotal] = [:]
+        for try await (arm, members, silent) in try await connection.query("""
+            SELECT p.arm_name, count(*)::int,
+                   count(*) FILTER (WHERE p.withdrawn_at IS NULL
+                                    AND coalesce(st.last_upload_at, p.joined_at) <= \(date(now - Dashboard.silentDays * 86_400)))::int
+            FROM participants p LEFT JOIN participant_status st ON st.participant_id = p.id WHERE p.study_id = \(study) GROUP BY 1
+            """, logger: logger).decode((String, Int, Int).self) {
+            totals[arm] = .init(participants: members, silent: silent,
+                                days: days.map { day in Dashboard.Day(day: day, due: rule.map { $0.due(on: day, walks: 0) * members }) })
+        }
+        for try await (arm, day, walks, mindful, over, walking, answered) in try await connection.query("""
+            SELECT arm_name, to_char(day, 'YYYY-MM-DD'), walks, mindful_seconds, over_limit_seconds, walking_seconds, answers
+            FROM arm_days WHERE study_id = \(study) AND day BETWEEN \(days[0].iso)::date AND \(days[days.count - 1].iso)::date
+            """, logger: logger).decode((String, String, Int, Double, Double, Double, Int).self) {
+            guard let civil = CivilDay(parsing: day), let index = days.firstIndex(of: civil), var total = totals[arm] else { continue }
+            total.days[index].walks = walks
+            total.days[index].mindfulSeconds = mindful
+            total.days[index].overLimitSeconds = over
+            total.days[index].walkingSeconds = walking
+            total.days[index].answered = answered
+            total.days[index].due = rule.map { $0.due(on: civil, walks: 0) * (total.participants - 1) + $0.due(on: civil, walks: walks) }
+            totals[arm] = total
+        }
+        return totals
     }
 }

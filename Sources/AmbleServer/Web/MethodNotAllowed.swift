@@ -9,7 +9,7 @@ struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
     /// Every path of the API (docs/server-api.yaml) with its methods; `*` is one path component.
     static var paths: [(pattern: [Substring], methods: [HTTPRequest.Method])] {
         [("/v1/join/*", [.get]), ("/v1/join", [.post]), ("/v1/token", [.post]), ("/v1/study", [.get]),
-         ("/v1/items/*/*", [.put]), ("/v1/withdraw", [.post]),
+         ("/v1/items/*/*", [.put]), ("/v1/items", [.post]), ("/v1/withdraw", [.post]),
          ("/login", [.get, .post]), ("/logout", [.post]), ("/studies", [.get]),
          ("/studies/*/dashboard", [.get]), ("/studies/*/export", [.get])]
             .map { ($0.0.split(separator: "/"), $0.1) }

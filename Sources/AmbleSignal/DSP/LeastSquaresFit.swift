@@ -284,37 +284,7 @@ public struct LeastSquaresFit: Sendable {
                     if waiting >= 0 { g[i * p + waiting] = VectorKernels.dot(column, base + waiting * stride, n) }
                 }
                 // Sinusoids with sinusoids: half the sum or difference of Σ e^{i(ωa ± ωb)k}.
-                var sines = UInt64(0)   // bit i: column i is a sine
-                for i in 0..<p where Self.isSine(kinds[i]) { sines |= 1 << UInt64(i) }
-                orders.withUnsafeBufferPointer { orders in
-                    sums.withUnsafeBufferPointer { sums in
-                        for i in 0..<p where sinusoid(i) {
-                            let oi = orders[i], sineI = sines & (1 << UInt64(i)) != 0
-                            for j in 0...i where sinusoid(j) {
-                                let oj = orders[j]
-                                let sum: SIMD2<Double>, difference: SIMD2<Double>
-                                if harmonics, oi >= 0, oj >= 0 {
-                                    sum = sums[oi &+ oj]
-                                    let d = oi &- oj
-                                    difference = d >= 0 ? sums[d] : sums[-d] * SIMD2(1, -1)
-                                } else {
-                                    let conjugate = SIMD2<Double>(1, -1)
-                                    sum = Self.geometricSum(Self.times(turns[i], turns[j]), Self.times(wholes[i], wholes[j]), n)
-                                    difference = Self.geometricSum(Self.times(turns[i], turns[j] * conjugate),
-                                                                   Self.times(wholes[i], wholes[j] * conjugate), n)
-                                }
-                                let value: Double
-                                switch (sineI, sines & (1 << UInt64(j)) != 0) {
-                                case (false, false): value = 0.5 * (difference.x + sum.x)     // cos a cos b
-                                case (true, true): value = 0.5 * (difference.x - sum.x)       // sin a sin b
-                                case (true, false): value = 0.5 * (sum.y + difference.y)      // sin a cos b
-                                case (false, true): value = 0.5 * (sum.y - difference.y)      // cos a sin b
-                                }
-                                g[i &* p &+ j] = value
-                            }
-                        }
-                    }
-                }
+                Self.sinusoidProducts(into: g, p, n, kinds: kinds, sinusoids: sinusoids, harmonics: harmonics, orders: orders, sums: sums, turns: turns, wholes: wholes)
                 // Delayed copies with each cos/sin pair (and the constant), both at once.
                 for d in 0..<p where delayed(d) {
                     for j in 0..<p {
@@ -329,6 +299,44 @@ public struct LeastSquaresFit: Sendable {
                         default:
                             break
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The Gram entries of every pair of sinusoids (and the constant, a cosine of order 0):
+    /// half the sum or difference of Σ e^{i(ωa ± ωb)k}, from the harmonics' sums when the
+    /// columns are harmonics of one fundamental, else from each column's own turn.
+    private static func sinusoidProducts(into g: UnsafeMutableBufferPointer<Double>, _ p: Int, _ n: Int, kinds: [Kind], sinusoids: UInt64,
+                                         harmonics: Bool, orders: [Int], sums: [SIMD2<Double>], turns: [SIMD2<Double>], wholes: [SIMD2<Double>]) {
+        var sines = UInt64(0)   // bit i: column i is a sine
+        for i in 0..<p where Self.isSine(kinds[i]) { sines |= 1 << UInt64(i) }
+        orders.withUnsafeBufferPointer { orders in
+            sums.withUnsafeBufferPointer { sums in
+                for i in 0..<p where sinusoids & (1 << UInt64(i)) != 0 {
+                    let oi = orders[i], sineI = sines & (1 << UInt64(i)) != 0
+                    for j in 0...i where sinusoids & (1 << UInt64(j)) != 0 {
+                        let oj = orders[j]
+                        let sum: SIMD2<Double>, difference: SIMD2<Double>
+                        if harmonics, oi >= 0, oj >= 0 {
+                            sum = sums[oi &+ oj]
+                            let d = oi &- oj
+                            difference = d >= 0 ? sums[d] : sums[-d] * SIMD2(1, -1)
+                        } else {
+                            let conjugate = SIMD2<Double>(1, -1)
+                            sum = Self.geometricSum(Self.times(turns[i], turns[j]), Self.times(wholes[i], wholes[j]), n)
+                            difference = Self.geometricSum(Self.times(turns[i], turns[j] * conjugate),
+                                                           Self.times(wholes[i], wholes[j] * conjugate), n)
+                        }
+                        let value: Double
+                        switch (sineI, sines & (1 << UInt64(j)) != 0) {
+                        case (false, false): value = 0.5 * (difference.x + sum.x)     // cos a cos b
+                        case (true, true): value = 0.5 * (difference.x - sum.x)       // sin a sin b
+                        case (true, false): value = 0.5 * (sum.y + difference.y)      // sin a cos b
+                        case (false, true): value = 0.5 * (sum.y - difference.y)      // cos a sin b
+                        }
+                        g[i &* p &+ j] = value
                     }
                 }
             }

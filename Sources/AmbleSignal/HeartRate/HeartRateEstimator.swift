@@ -378,52 +378,11 @@ public struct HeartRateEstimator: Sendable {
         // The gait and the regressors, from acceleration present throughout the window.
         let withAcceleration = accelerationBinsInWindow == Double(windowCount)
         let withoutAcceleration = accelerationBinsInWindow == 0
-        if withAcceleration {
-            motion[3].copyNewest(windowCount, into: &windowValues)
-            comb.measure(magnitude: windowValues)
-        } else {
-            comb.clear()
-        }
+        measureGaitAndFit(withAcceleration: withAcceleration)
         let walking = comb.isWalking
-        fit.begin(count: windowCount)
-        fit.addConstant()
-        let fittedTeeth = min(parameters.fittedTeeth, comb.toothCount)
-        if walking, fittedTeeth > 0 {
-            // The lowest teeth: harmonics firstToothOrder... of the stride.
-            fit.addHarmonics(fundamentalCyclesPerSample: comb.cadenceStepsPerMinute / 2 / 60 / Self.internalRateHz,
-                             orders: comb.firstToothOrder...(comb.firstToothOrder + fittedTeeth - 1))
-        }
-        if withAcceleration {
-            // A magnitude-only sensor has one axis, |a| (its other two are zero).
-            for axis in 0..<(accelerationIsMagnitude ? 1 : 3) {
-                motion[axis].copyNewest(windowCount, into: &windowValues)
-                var mean = 0.0
-                for i in 0..<windowCount { mean += windowValues[i] }
-                mean /= Double(windowCount)
-                for i in 0..<windowCount { windowValues[i] -= mean }
-                fit.addDelayed(windowValues, lag: accelerationLagBins)
-            }
-        }
-        fit.factor()
 
         // Each usable channel's evidence.
-        evidence.begin(comb: comb)
-        var usable = 0
-        for c in 0..<channelCount {
-            raw[c].copyNewest(windowCount, into: &windowRaw)
-            usableChannel[c] = false
-            stuck[c].copyNewest(windowCount, into: &windowStuck)
-            pulseBand[c].copyNewest(windowCount, into: &windowBand)
-            noiseBand[c].copyNewest(windowCount, into: &windowNoise)
-            highPassed[c].copyNewest(windowCount, into: &windowValues)
-            let level = RobustStatistics.centerAndSpread(of: windowValues, count: windowCount, scratch: &scratch)
-            let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, dcBlocked: windowValues, spread: level.spread,
-                                               band: windowBand, high: windowNoise, count: windowCount,
-                                               binsSinceStep: levelSteps[c].binsSinceStep, binsToJudgeStep: binsToJudgeStep)
-            guard quality == .usable, evidence.add(channel: c, values: windowValues, level: level, fit: &fit) else { continue }
-            usableChannel[c] = true
-            usable += 1
-        }
+        let usable = addChannelEvidence()
         guard usable > 0 else {
             status = .noUsableSignal
             latest = nil
@@ -470,6 +429,59 @@ public struct HeartRateEstimator: Sendable {
         status = .tracking
         latest = HeartRateEstimate(bpm: best.bpm, confidence: confidence)
         return latest
+    }
+
+    /// The gait comb from the window's |a| (or none without acceleration), and the fit's
+    /// regressors: a constant, the lowest teeth while walking, each axis at three lags.
+    private mutating func measureGaitAndFit(withAcceleration: Bool) {
+        if withAcceleration {
+            motion[3].copyNewest(windowCount, into: &windowValues)
+            comb.measure(magnitude: windowValues)
+        } else {
+            comb.clear()
+        }
+        fit.begin(count: windowCount)
+        fit.addConstant()
+        let fittedTeeth = min(parameters.fittedTeeth, comb.toothCount)
+        if comb.isWalking, fittedTeeth > 0 {
+            // The lowest teeth: harmonics firstToothOrder... of the stride.
+            fit.addHarmonics(fundamentalCyclesPerSample: comb.cadenceStepsPerMinute / 2 / 60 / Self.internalRateHz,
+                             orders: comb.firstToothOrder...(comb.firstToothOrder + fittedTeeth - 1))
+        }
+        if withAcceleration {
+            // A magnitude-only sensor has one axis, |a| (its other two are zero).
+            for axis in 0..<(accelerationIsMagnitude ? 1 : 3) {
+                motion[axis].copyNewest(windowCount, into: &windowValues)
+                var mean = 0.0
+                for i in 0..<windowCount { mean += windowValues[i] }
+                mean /= Double(windowCount)
+                for i in 0..<windowCount { windowValues[i] -= mean }
+                fit.addDelayed(windowValues, lag: accelerationLagBins)
+            }
+        }
+        fit.factor()
+    }
+
+    /// Each channel judged and, when usable, its spectrum added to the evidence; how many were.
+    private mutating func addChannelEvidence() -> Int {
+        evidence.begin(comb: comb)
+        var usable = 0
+        for c in 0..<channelCount {
+            raw[c].copyNewest(windowCount, into: &windowRaw)
+            usableChannel[c] = false
+            stuck[c].copyNewest(windowCount, into: &windowStuck)
+            pulseBand[c].copyNewest(windowCount, into: &windowBand)
+            noiseBand[c].copyNewest(windowCount, into: &windowNoise)
+            highPassed[c].copyNewest(windowCount, into: &windowValues)
+            let level = RobustStatistics.centerAndSpread(of: windowValues, count: windowCount, scratch: &scratch)
+            let quality = ChannelQuality.judge(raw: windowRaw, stuck: windowStuck, dcBlocked: windowValues, spread: level.spread,
+                                               band: windowBand, high: windowNoise, count: windowCount,
+                                               binsSinceStep: levelSteps[c].binsSinceStep, binsToJudgeStep: binsToJudgeStep)
+            guard quality == .usable, evidence.add(channel: c, values: windowValues, level: level, fit: &fit) else { continue }
+            usableChannel[c] = true
+            usable += 1
+        }
+        return usable
     }
 }
 

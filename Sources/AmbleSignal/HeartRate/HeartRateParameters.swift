@@ -34,9 +34,10 @@ extension HeartRateEstimator {
 
         // MARK: Motion: cadence and the gait comb
 
-        /// Step rates searched in |a|, steps per minute: the slowest mindful walk to a sprint.
-        public var slowestCadenceStepsPerMinute = 50.0
-        public var fastestCadenceStepsPerMinute = 200.0
+        /// Step rates searched in |a|, steps per minute: the slowest mindful walk to a sprint,
+        /// the step counter's range (`WalkingCadence`).
+        public var slowestCadenceStepsPerMinute = WalkingCadence.slowestStepsPerMinute
+        public var fastestCadenceStepsPerMinute = WalkingCadence.fastestStepsPerMinute
         /// Weight of the previous window's |a| spectrum in the running average (a cadence is
         /// steady over about 10 s; averaging two windows halves the noise).
         public var cadenceSpectrumMemory = 0.5

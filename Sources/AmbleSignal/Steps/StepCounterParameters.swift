@@ -6,14 +6,15 @@ extension StepCounter {
     /// `scripts/score-steps` moves every one of them at random by up to ±10 % and reports how
     /// much the figures move.
     public struct Parameters: Sendable, Equatable {
-        /// Slowest walking counted, steps per minute: a mindful walk's slowest. Sets the longest
-        /// stride searched (4 s at 30 steps/min), the analysis window (2.5 such strides: 10 s)
-        /// and the band-pass's low edge (1.2 x its stride rate: 0.3 Hz, so the arm swing of the
-        /// slowest walk is kept).
-        public var slowestCadenceStepsPerMinute = 30.0
-        /// Fastest gait counted, steps per minute: sprinting. Sets the shortest step searched
-        /// (0.3 s) and the band-pass's high edge (1.2 x its step rate: 4 Hz).
-        public var fastestCadenceStepsPerMinute = 200.0
+        /// Slowest walking counted, steps per minute: a mindful walk's slowest
+        /// (`WalkingCadence`, shared with the heart-rate estimator). Sets the longest stride
+        /// searched (4 s at 30 steps/min), the analysis window (2.5 such strides: 10 s) and the
+        /// band-pass's low edge (1.2 x its stride rate: 0.3 Hz, so the arm swing of the slowest
+        /// walk is kept).
+        public var slowestCadenceStepsPerMinute = WalkingCadence.slowestStepsPerMinute
+        /// Fastest gait counted, steps per minute: sprinting (`WalkingCadence`). Sets the
+        /// shortest step searched (0.3 s) and the band-pass's high edge (1.2 x its step rate: 4 Hz).
+        public var fastestCadenceStepsPerMinute = WalkingCadence.fastestStepsPerMinute
         /// Below this cadence, steps per minute, a wrist's slow rhythms are as often a car's
         /// or a chair's as a walk's (measured on the development drives): such a rhythm must
         /// be clearer (`periodicityToStartSlowWalk`) before it counts.

@@ -313,6 +313,44 @@ struct WalkTracker: Sendable {
         // A window whose own rhythm is too weak to keep a walk going says nothing about its
         // period: it votes neither step nor stride (washing up's scrubbing, read as a step of a
         // third of the walk's, switched a slow false start to 200 steps/min).
+        let otherReading = vote(frame, into: &current)
+        if !otherReading { current.otherRhythm = nil }
+        // The pace of the last few seconds is the cadence the band publishes (the window's
+        // period lags a change of pace by half a window).
+        // A reading far from the walk's (a misread in a changing window) is not published:
+        // the pace published last stands.
+        // A reading near the one before is averaged with it (the last 4 s hold only a few
+        // steps); one further off is a change of pace, taken as it is.
+        if let recent = frame.recentStrideSeconds.map({ $0 / 2 }), Self.same(recent, current.stepPeriodSeconds, tolerance: Self.resumedPaceTolerance) {
+            current.recentStepPeriodSeconds = current.recentStepPeriodSeconds.map {
+                Self.same($0, recent, tolerance: Self.paceAveragingTolerance) ? ($0 + recent) / 2 : recent
+            } ?? recent
+        }
+        if let recent = current.recentStepPeriodSeconds, frame.periodicityAtFollowed < parameters.periodicityToStart {
+            // The window's rhythm is fading while the last seconds keep one nearby: the walker
+            // changed pace; follow it.
+            current.stepPeriodSeconds = recent
+        }
+        if context != nil, !Self.same(current.stepPeriodSeconds, current.votedPeriodSeconds, tolerance: parameters.periodTolerance) {
+            // The pace changed, step by step, beyond the tolerance: the frames that voted at the
+            // old pace say nothing of whether the new period is a step or a stride. During a
+            // mindful walk the expected cadence makes their votes sure, and a surge's votes held
+            // the walk at twice its pace once it slowed again (45 -> 76 -> 45 steps/min).
+            current.support = 0
+            current.votesForDouble = 0
+            current.votesForHalf = 0
+            current.votedPeriodSeconds = current.stepPeriodSeconds
+        }
+        current.accrue(through: frame.centreSeconds + hopSeconds / 2)
+        current.lastCentreSeconds = frame.centreSeconds
+        walk = current
+        return release(upTo: frame.centreSeconds - windowSeconds / 2)
+    }
+
+    /// The frame's reading of the period, when its own rhythm is strong enough, voted into the
+    /// walk followed: the same step, its double, a shorter repeat, or a new pace. Whether it
+    /// read another rhythm than the walk's (the walk's `otherRhythm` then stays).
+    private func vote(_ frame: RhythmFrame, into current: inout Walk) -> Bool {
         var otherReading = false
         if frame.isCandidate, frame.periodicity >= parameters.periodicityToContinue, let reading = frame.stepPeriodSeconds,
            !Self.repeatsFollowedStep(frame, current.stepPeriodSeconds, tolerance: parameters.periodTolerance) {
@@ -350,37 +388,7 @@ struct WalkTracker: Sendable {
                 otherReading = true
             }
         }
-        if !otherReading { current.otherRhythm = nil }
-        // The pace of the last few seconds is the cadence the band publishes (the window's
-        // period lags a change of pace by half a window).
-        // A reading far from the walk's (a misread in a changing window) is not published:
-        // the pace published last stands.
-        // A reading near the one before is averaged with it (the last 4 s hold only a few
-        // steps); one further off is a change of pace, taken as it is.
-        if let recent = frame.recentStrideSeconds.map({ $0 / 2 }), Self.same(recent, current.stepPeriodSeconds, tolerance: Self.resumedPaceTolerance) {
-            current.recentStepPeriodSeconds = current.recentStepPeriodSeconds.map {
-                Self.same($0, recent, tolerance: Self.paceAveragingTolerance) ? ($0 + recent) / 2 : recent
-            } ?? recent
-        }
-        if let recent = current.recentStepPeriodSeconds, frame.periodicityAtFollowed < parameters.periodicityToStart {
-            // The window's rhythm is fading while the last seconds keep one nearby: the walker
-            // changed pace; follow it.
-            current.stepPeriodSeconds = recent
-        }
-        if context != nil, !Self.same(current.stepPeriodSeconds, current.votedPeriodSeconds, tolerance: parameters.periodTolerance) {
-            // The pace changed, step by step, beyond the tolerance: the frames that voted at the
-            // old pace say nothing of whether the new period is a step or a stride. During a
-            // mindful walk the expected cadence makes their votes sure, and a surge's votes held
-            // the walk at twice its pace once it slowed again (45 -> 76 -> 45 steps/min).
-            current.support = 0
-            current.votesForDouble = 0
-            current.votesForHalf = 0
-            current.votedPeriodSeconds = current.stepPeriodSeconds
-        }
-        current.accrue(through: frame.centreSeconds + hopSeconds / 2)
-        current.lastCentreSeconds = frame.centreSeconds
-        walk = current
-        return release(upTo: frame.centreSeconds - windowSeconds / 2)
+        return otherReading
     }
 
     /// The walk read at another step period from now on. Its steps not yet released were

@@ -1,3 +1,5 @@
+import AmbleModel
+
 /// A vibration pattern: segments of motor on or off, each with a duration and, when on, a
 /// strength (0...1, made by switching the motor with that duty cycle).
 public struct HapticPattern: Equatable, Sendable {
@@ -36,14 +38,14 @@ public struct HapticPattern: Equatable, Sendable {
     /// Too fast: slow down. Three firm pulses, distinct from every other pattern.
     public static let paceAlert = HapticPattern(name: "pace", segments: [on(0.2), off(0.1), on(0.2), off(0.1), on(0.2)])
 
-    /// The pace alert in the wearer's style: `firm` (three pulses), `gentle` (one long soft
-    /// pulse), `silent` (nil: the screen only), at `strength` (0...1).
-    public static func paceAlert(style: String, strength: Double) -> HapticPattern? {
+    /// The pace alert in the wearer's style: firm (three pulses), gentle (one long soft
+    /// pulse), silent (nil: the screen only), at `strength` (0...1).
+    public static func paceAlert(style: AlertStyle, strength: Double) -> HapticPattern? {
         let level = max(0.1, min(1, strength))
         switch style {
-        case "silent": return nil
-        case "gentle": return HapticPattern(name: "pace", segments: [on(0.6, level * 0.6)])
-        default: return HapticPattern(name: "pace", segments: [on(0.2, level), off(0.1), on(0.2, level), off(0.1), on(0.2, level)])
+        case .silent: return nil
+        case .gentle: return HapticPattern(name: "pace", segments: [on(0.6, level * 0.6)])
+        case .firm: return HapticPattern(name: "pace", segments: [on(0.2, level), off(0.1), on(0.2, level), off(0.1), on(0.2, level)])
         }
     }
 
@@ -58,15 +60,23 @@ public struct HapticPattern: Equatable, Sendable {
 ///
 /// A vibration is felt less on a moving limb (tactile gating: detection thresholds rise
 /// during active movement), so an alert given while the arm swings hard is made stronger, up
-/// to `maximumBoost` times the setting at `motionForFullBoostG` of wrist motion (RMS of
-/// |a| - 1 g; brisk arm swing is about 0.3 g).
+/// to `maximumBoost` times the setting at `motionForFullBoostG` of wrist motion
+/// (`SecondReport.wristMotionG`: the standard deviation of |a| over a second; brisk arm swing
+/// is about 0.3 g).
 public enum AlertStrength {
-    public static let levels: [String: Double] = ["low": 0.45, "medium": 0.7, "high": 1.0]
+    /// The motor's duty cycle at each of the wearer's levels, 0...1.
+    public static func base(_ level: AlertStrengthLevel) -> Double {
+        switch level {
+        case .low: return 0.45
+        case .medium: return 0.7
+        case .high: return 1.0
+        }
+    }
     public static let maximumBoost = 1.5
     public static let motionForFullBoostG = 0.3
 
-    public static func strength(setting: String, wristMotionG: Double) -> Double {
-        let base = levels[setting] ?? 0.7
+    public static func strength(setting: AlertStrengthLevel, wristMotionG: Double) -> Double {
+        let base = base(setting)
         let boost = 1 + (maximumBoost - 1) * max(0, min(1, wristMotionG / motionForFullBoostG))
         return min(1, base * boost)
     }

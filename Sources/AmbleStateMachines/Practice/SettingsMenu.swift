@@ -1,7 +1,7 @@
 import AmbleModel
 
-/// The band's Settings menu: what it lists, what each entry offers, and how values read.
-/// The same values a laptop sets with `amble band settings`.
+/// The band's Settings menu: what it lists. Each setting's title, values and how they read come
+/// from its declaration (`SettingKeys`), the same the laptop's `amble band settings` reads.
 public enum SettingsMenu {
     public enum Entry: Equatable, Sendable {
         case setting(BandSetting)
@@ -16,75 +16,35 @@ public enum SettingsMenu {
         .setting(.reminders), .setting(.heightCentimeters), .setting(.weightKilograms), .pairLaptop, .forgetLaptops, .back,
     ]
 
-    public static func title(_ setting: BandSetting) -> String {
-        switch setting {
-        case .reductionPercent: return "Reduction"
-        case .reductionChoices: return "Reductions offered"
-        case .calibrationSeconds: return "Calibration length"
-        case .alertStyle: return "Alert style"
-        case .alertStrength: return "Alert strength"
-        case .metronome: return "Metronome"
-        case .consentHeartRate: return "Heart rate"
-        case .consentRawCapture: return "Raw capture"
-        case .reminders: return "Reminders"
-        case .reminderTime: return "Reminder time"
-        case .reminderDays: return "Reminder days"
-        case .reminderText: return "Reminder text"
-        case .heightCentimeters: return "Height"
-        case .weightKilograms: return "Weight"
-        case .bandName: return "Band name"
-        case .retentionDays: return "Keep synced"
-        case .goalProgress: return "Goal progress"
-        }
+    /// The entry `next` moves to (after the last, the first).
+    static func entry(after entry: Entry) -> Entry {
+        entries[((entries.firstIndex(of: entry) ?? 0) + 1) % entries.count]
     }
 
-    /// A value as the menu shows it: "20 %", "60 s", "170 cm".
-    public static func label(_ setting: BandSetting, _ value: String) -> String {
-        switch setting {
-        case .reductionPercent: return "\(value) %"
-        case .reductionChoices: return value.replacingCommas() + " %"
-        case .calibrationSeconds: return "\(value) s"
-        case .heightCentimeters: return "\(value) cm"
-        case .weightKilograms: return "\(value) kg"
-        case .retentionDays: return "\(value) days"
-        default: return value
-        }
-    }
+    public static func title(_ setting: BandSetting) -> String { setting.key.title }
 
     /// The entry as a line of the menu: "Reduction: 20 %".
     public static func line(_ entry: Entry, values: BandSettingValues) -> String {
         switch entry {
-        case .setting(let setting): return "\(title(setting)): \(label(setting, values.text(setting)))"
+        case .setting(let setting): return "\(setting.key.title): \(setting.key.label(in: values))"
         case .pairLaptop: return "Pair laptop"
         case .forgetLaptops: return "Forget laptops"
         case .back: return "Back"
         }
     }
 
-    /// The values a setting offers on the band, in order, with the current one included.
+    /// The values a setting offers on the band, in order, with the current one included, as
+    /// stored text.
     public static func options(_ setting: BandSetting, current: String) -> [String] {
-        var options: [String]
-        switch setting {
-        case .reductionPercent: options = stride(from: 10, through: 40, by: 5).map(String.init)
-        case .reductionChoices: options = ["10,20,30", "10,15,20,25,30", "10,15,20,25,30,40", "10,15,20,25,30,35,40", "20,25,30,35,40"]
-        case .calibrationSeconds: options = ["30", "45", "60", "90", "120", "180", "240", "300"]
-        case .alertStyle: options = ["firm", "gentle", "silent"]
-        case .alertStrength: options = ["low", "medium", "high"]
-        case .metronome, .consentHeartRate, .consentRawCapture, .reminders: options = ["on", "off"]
-        case .heightCentimeters: options = stride(from: 140, through: 210, by: 2).map(String.init)
-        case .weightKilograms: options = stride(from: 40, through: 150, by: 2).map(String.init)
-        case .retentionDays: options = ["7", "14", "30", "60", "90", "180", "365"]
-        case .reminderTime, .reminderDays, .reminderText, .bandName, .goalProgress: options = []   // set from the laptop
-        }
-        if !options.contains(current) {
-            options.append(current)
-            let numbers = options.compactMap { Int($0) }
-            if numbers.count == options.count { options = numbers.sorted().map(String.init) }
-        }
-        return options
+        var values = BandSettingValues()
+        values.set(setting, current)
+        return setting.key.menuChoices(values).storedTexts
     }
 }
 
-extension String {
-    func replacingCommas() -> String { split(separator: ",").joined(separator: ", ") }
+extension Screen {
+    /// A setting's values on screen, the selected one highlighted.
+    static func choice(_ choices: SettingChoices) -> Screen {
+        .choice(title: choices.title, options: choices.labels, selected: choices.selected)
+    }
 }

@@ -6,7 +6,8 @@ import AmbleStateMachines
 /// The simulated board's parts: the emulated bus and chips, the simulated GPIO lines, the
 /// wearer feeding the chips, and what a script or the keyboard does to them.
 public final class SimulatedBoard {
-    public let clock: any BandClock
+    /// Band time, advanced by the board's host (`SimulatedHost`) or a test.
+    public let clock: ManualClock
     /// The accelerometer's bus.
     public let bus: EmulatedI2CBus
     /// Where each sensor sits and its emulated chip, for the scripted faults (`unplug`,
@@ -30,7 +31,7 @@ public final class SimulatedBoard {
     /// released and the line has settled.
     private var nextKeyPressSeconds = -Double.infinity
 
-    init(clock: any BandClock, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?,
+    init(clock: ManualClock, synthetic: SyntheticWearer?, motorLine: SimulatedGPIOOutput, displayPanel: SSD1306Emulator?,
          buttonLines: [ButtonRole: SimulatedGPIOInput], debounceSeconds: Double,
          accelerometer: SensorPlace, heartRate: SensorPlace?) {
         self.displayPanel = displayPanel
