@@ -117,7 +117,7 @@ struct StoreFileTests {
     /// leaves to its own errors' descriptions (a StoreFileError, a POSIXError, any other).
     @Test func storeAndFileErrorsAreTheOnesAmbleWords() {
         struct CommandFailed: Error {}
-        let database = DatabaseError(resultCode: .SQLITE_FULL, message: "raw text")
+        let database = DatabaseError(extendedCode: SQLITE_FULL, message: "raw text")
         #expect(storeOrFileErrorSentence(database) == errorSentence(database))
         let missing = CocoaError(.fileReadNoSuchFile)
         #expect(storeOrFileErrorSentence(missing) == "no such file or directory")
