@@ -15,7 +15,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
@@ -50,6 +49,11 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        /// SQLite 3, for both stores (Debian 12: libsqlite3-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
 
         // MARK: Hardware, at the edge
         /// Protocols only: I2C bus, GPIO lines, byte streams (serial, TCP), clocks, errors.
@@ -82,18 +86,16 @@ let package = Package(
         .target(name: "AmbleTOML"),
 
         // MARK: Storage and sync
-        /// The session tables both stores share, and their row mapping (GRDB on the system SQLite).
-        .target(name: "AmbleStoreSupport", dependencies: [
-            "AmbleModel", "AmbleLinux", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        /// A thin layer over the system SQLite: a connection behind a lock, transactions,
+        /// statements with typed columns, errors with SQLite's code, a migrator that continues
+        /// GRDB's `grdb_migrations`. FoundationEssentials at most.
+        .target(name: "AmbleSQLite", dependencies: ["CSQLite"]),
+        /// The session tables both stores share, and their row mapping (AmbleSQLite).
+        .target(name: "AmbleStoreSupport", dependencies: ["AmbleModel", "AmbleLinux", "AmbleSQLite"]),
         /// The band's own store: sessions as they are recorded, calibration, settings.
-        .target(name: "AmbleBandStore", dependencies: [
-            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .target(name: "AmbleBandStore", dependencies: ["AmbleModel", "AmbleStoreSupport", "AmbleSQLite"]),
         /// The laptop's store: sessions pulled from any number of bands.
-        .target(name: "AmbleCompanionStore", dependencies: [
-            "AmbleModel", "AmbleStoreSupport", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .target(name: "AmbleCompanionStore", dependencies: ["AmbleModel", "AmbleStoreSupport", "AmbleSQLite"]),
         /// Framing and messages of the band <-> companion link, over any `ByteStream`; the Noise
         /// handshake and secure channel (X25519, ChaCha20-Poly1305, SHA-256 from swift-crypto);
         /// session blobs compressed with the system zlib.
@@ -129,7 +131,7 @@ let package = Package(
         /// The companion's commands (`amble ...`).
         .target(name: "AmbleCLI", dependencies: [
             "AmbleCompanion", "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleModel", "AmbleCompanionStore", "AmbleStoreSupport",
-            "AmbleSignal", "AmbleRecordings", "AmbleVersion",
+            "AmbleSQLite", "AmbleSignal", "AmbleRecordings", "AmbleVersion",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             // The study server's client (StudyServer/): HTTP/1.1 over TLS with a pinned certificate.
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -254,8 +256,7 @@ let package = Package(
             "AmbleDrivers", "AmbleEmulators", "AmbleHardware", "AmbleSimulation",
         ]),
         .testTarget(name: "AmbleStoreTests", dependencies: [
-            "AmbleBandStore", "AmbleCompanionStore", "AmbleStoreSupport", "AmbleModel", "AmbleLinux",
-            .product(name: "GRDB", package: "GRDB.swift"),
+            "AmbleBandStore", "AmbleCompanionStore", "AmbleStoreSupport", "AmbleModel", "AmbleLinux", "AmbleSQLite", "CSQLite",
         ], exclude: ["Fixtures"]),
         .testTarget(name: "AmbleSyncTests", dependencies: ["AmbleSync", "AmbleHardware", "AmbleModel"]),
         .testTarget(name: "AmbleBoardTests", dependencies: ["AmbleBoard", "AmbleModel", "AmbleTOML"]),
@@ -270,7 +271,7 @@ let package = Package(
         .testTarget(name: "AmbleBandTests", dependencies: [
             "AmbleBand", "AmbleCLI", "AmbleTestSupport", "AmbleCompanion", "AmbleBoard", "AmbleBandStore", "AmbleCompanionStore", "AmbleModel",
             "AmbleHardware", "AmbleLinux", "AmbleSync", "AmbleSimulation",
-            .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"), "AmbleSQLite",
         ]),
         /// The laptop's side of the study server: the outbox's policy and uploads, the join link,
         /// the commands.

@@ -1,6 +1,6 @@
 import AmbleModel
 import AmbleStoreSupport
-import GRDB
+import AmbleSQLite
 import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -45,7 +45,7 @@ public struct StoredSession: Equatable, Sendable {
 /// with it. One SQLite file in WAL mode, 0600.
 public final class BandStore: Sendable {
     /// The database (internal: `BandStore`'s reading and checks are in BandStoreReading.swift).
-    let writer: any DatabaseWriter
+    let writer: DatabaseQueue
     /// The identity once read or made: it never changes afterwards (asked at every sync).
     let knownIdentity = Mutex<BandIdentity?>(nil)
     private let boardDefaultValues = Mutex<[BandSetting: String]>([:])
@@ -472,10 +472,10 @@ public final class BandStore: Sendable {
         try Self.recover(writer)
     }
 
-    private static func recover(_ writer: any DatabaseWriter) throws -> Recovery {
+    private static func recover(_ writer: DatabaseQueue) throws -> Recovery {
         try writer.write { db in
             var recovery = Recovery()
-            let open = try SessionRow.filter(SessionRow.Columns.endUnix == nil).fetchAll(db)
+            let open = try SessionRow.fetchAll(db, sql: #"SELECT * FROM "session" WHERE "end_unix" IS NULL ORDER BY "id""#)
             for var row in open {
                 if row.sessionKind == .calibration {
                     _ = try SessionRow.deleteOne(db, key: row.id!)

@@ -1,6 +1,6 @@
 import AmbleModel
 import AmbleStoreSupport
-import GRDB
+import AmbleSQLite
 import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -34,11 +34,8 @@ extension BandStore {
     /// Finished sessions with an id above `afterID` (all when nil), oldest first, at most `limit`.
     public func finishedSessions(afterID: Int64? = nil, limit: Int = .max) throws -> [StoredSession] {
         try writer.read { db in
-            try SessionRow
-                .filter(SessionRow.Columns.endUnix != nil && SessionRow.Columns.id > (afterID ?? 0))
-                .order(SessionRow.Columns.id)
-                .limit(limit)
-                .fetchAll(db)
+            try SessionRow.fetchAll(db, sql: #"SELECT * FROM "session" WHERE "end_unix" IS NOT NULL AND "id" > ? ORDER BY "id" LIMIT ?"#,
+                                    arguments: [afterID ?? 0, limit])
                 .compactMap { row in row.summary.map { StoredSession(id: row.id!, summary: $0, syncedUnixSeconds: row.syncedUnix) } }
         }
     }
@@ -119,7 +116,7 @@ extension BandStore {
     /// after room was made in a full store, the log gives its space back to the disk. Fails
     /// when the file would have to grow and the disk has no room.
     public func emptyLog() throws {
-        try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        try writer.writeWithoutTransaction { db in try db.checkpoint(truncate: true) }
     }
 
     // MARK: Checks

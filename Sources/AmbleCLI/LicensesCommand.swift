@@ -50,9 +50,6 @@ struct ThirdPartyComponent: Equatable {
             name: "swift-log", license: "Apache-2.0", source: "https://github.com/apple/swift-log",
             licenseURL: "https://github.com/apple/swift-log/blob/main/LICENSE.txt", usedFor: "ambled's logging"),
         ThirdPartyComponent(
-            name: "GRDB.swift", license: "MIT", source: "https://github.com/groue/GRDB.swift",
-            licenseURL: "https://github.com/groue/GRDB.swift/blob/master/LICENSE", usedFor: "both stores, over SQLite"),
-        ThirdPartyComponent(
             name: "swift-numerics", license: "Apache-2.0", source: "https://github.com/apple/swift-numerics",
             licenseURL: "https://github.com/apple/swift-numerics/blob/main/LICENSE.txt", usedFor: "signal processing maths"),
         ThirdPartyComponent(
@@ -107,7 +104,7 @@ struct ThirdPartyComponent: Equatable {
             usedFor: "property-based tests of the state machines", use: .tests),
         ThirdPartyComponent(
             name: "SQLite", license: "blessing", source: "https://sqlite.org",
-            licenseURL: "https://sqlite.org/copyright.html", usedFor: "both stores (the system's libsqlite3, through GRDB)",
+            licenseURL: "https://sqlite.org/copyright.html", usedFor: "both stores (the system's libsqlite3, through AmbleSQLite)",
             debianPackage: "libsqlite3-0"),
         ThirdPartyComponent(
             name: "zlib", license: "Zlib", source: "https://zlib.net",

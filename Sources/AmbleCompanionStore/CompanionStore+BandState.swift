@@ -1,5 +1,5 @@
 import AmbleModel
-import GRDB
+import AmbleSQLite
 
 /// A session a band was still recording when it was last synced: it is not on the laptop yet
 /// and comes with the first sync after it ends.
@@ -66,7 +66,7 @@ extension CompanionStore {
     /// already there keeps its time. Unknown band ids are passed over.
     public func requestBandWipe(bandIDs: [String], nowUnixSeconds: Double) throws {
         try writer.write { db in
-            for id in bandIDs where try BandRow.exists(db, key: id) {
+            for id in bandIDs where try BandRow.fetchOne(db, key: id) != nil {
                 try db.execute(sql: #"INSERT OR IGNORE INTO "band_wipe_request" ("band_id", "requested_unix") VALUES (?, ?)"#,
                                arguments: [id, nowUnixSeconds])
             }

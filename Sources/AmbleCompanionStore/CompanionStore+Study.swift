@@ -1,4 +1,4 @@
-import GRDB
+import AmbleSQLite
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,6 +1,6 @@
 import AmbleModel
 import AmbleStoreSupport
-import GRDB
+import AmbleSQLite
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -116,16 +116,7 @@ private func distinguishingLength(_ ids: [String]) -> Int {
 
 /// A row of `band`: a band the laptop has paired with or synced from. `publicKey` nil: not
 /// paired (never, or unpaired); its sessions stay.
-struct BandRow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "band"
-
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let name = Column(CodingKeys.name)
-        static let publicKey = Column(CodingKeys.publicKey)
-        static let syncCursor = Column(CodingKeys.syncCursor)
-    }
-
+struct BandRow: Equatable, Sendable {
     var id: String
     var name: String
     var lastSyncUnix: Double?
@@ -135,36 +126,63 @@ struct BandRow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord
     /// Every band session id at or below it is stored here or was refused by the band.
     var syncCursor: Int64 = 0
 
-    enum CodingKeys: String, CodingKey {
-        case id, name, address
-        case lastSyncUnix = "last_sync_unix", publicKey = "public_key", pairedUnix = "paired_unix", syncCursor = "sync_cursor"
+    init(id: String, name: String, lastSyncUnix: Double? = nil) {
+        self.id = id
+        self.name = name
+        self.lastSyncUnix = lastSyncUnix
     }
 
-    static let sessions = hasMany(SessionRow.self)
+    init(row: Row) {
+        id = row["id"]
+        name = row["name"]
+        lastSyncUnix = row["last_sync_unix"]
+        publicKey = row["public_key"]
+        address = row["address"]
+        pairedUnix = row["paired_unix"]
+        syncCursor = row["sync_cursor"] ?? 0
+    }
+
+    static func fetchOne(_ db: Database, key id: String) throws -> BandRow? {
+        try Row.fetchOne(db, sql: #"SELECT * FROM "band" WHERE "id" = ?"#, arguments: [id]).map(BandRow.init(row:))
+    }
+
+    /// Inserts the row, or writes every column of the one with its id (its sessions stay).
+    func save(_ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO "band" ("id", "name", "last_sync_unix", "public_key", "address", "paired_unix", "sync_cursor") VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "last_sync_unix" = excluded."last_sync_unix",
+              "public_key" = excluded."public_key", "address" = excluded."address", "paired_unix" = excluded."paired_unix",
+              "sync_cursor" = excluded."sync_cursor"
+            """, arguments: [id, name, lastSyncUnix, publicKey, address, pairedUnix, syncCursor])
+    }
 }
 
 /// A row of `partial_download`: the start of a session's data, kept across a cut sync.
-struct PartialDownloadRow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "partial_download"
-
-    enum Columns {
-        static let bandID = Column(CodingKeys.bandID)
-        static let bandSessionID = Column(CodingKeys.bandSessionID)
-    }
-
+struct PartialDownloadRow: Equatable, Sendable {
     var bandID: String
     var bandSessionID: Int64
     var totalLength: Int
     var crc32: UInt32
     var bytes: Data
 
-    enum CodingKeys: String, CodingKey {
-        case crc32, bytes
-        case bandID = "band_id", bandSessionID = "band_session_id", totalLength = "total_length"
+    static func fetchOne(_ db: Database, bandID: String, bandSessionID: Int64) throws -> PartialDownloadRow? {
+        try Row.fetchOne(db, sql: #"SELECT * FROM "partial_download" WHERE "band_id" = ? AND "band_session_id" = ?"#,
+                         arguments: [bandID, bandSessionID]).map {
+            PartialDownloadRow(bandID: $0["band_id"], bandSessionID: $0["band_session_id"], totalLength: $0["total_length"],
+                               crc32: $0["crc32"], bytes: $0["bytes"])
+        }
     }
 
-    static func filter(bandID: String, bandSessionID: Int64) -> QueryInterfaceRequest<Self> {
-        filter(Columns.bandID == bandID && Columns.bandSessionID == bandSessionID)
+    static func delete(_ db: Database, bandID: String, bandSessionID: Int64) throws {
+        try db.execute(sql: #"DELETE FROM "partial_download" WHERE "band_id" = ? AND "band_session_id" = ?"#, arguments: [bandID, bandSessionID])
+    }
+
+    func upsert(_ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO "partial_download" ("band_id", "band_session_id", "total_length", "crc32", "bytes") VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT ("band_id", "band_session_id") DO UPDATE SET
+              "total_length" = excluded."total_length", "crc32" = excluded."crc32", "bytes" = excluded."bytes"
+            """, arguments: [bandID, bandSessionID, totalLength, crc32, bytes])
     }
 }
 
@@ -173,7 +191,7 @@ struct PartialDownloadRow: Codable, Equatable, Sendable, FetchableRecord, Persis
 /// SQLite file in WAL mode, 0600.
 public final class CompanionStore: Sendable {
     /// Internal, not private: the store's parts in other files (CompanionStore+*.swift) use it.
-    let writer: any DatabaseWriter
+    let writer: DatabaseQueue
 
     /// Opens (creating if needed) the store at `path`; nil gives an in-memory store (tests).
     public init(path: String?) throws {
@@ -359,11 +377,10 @@ public final class CompanionStore: Sendable {
     public func unpair(bandID: String) throws -> Bool {
         try writer.write { db in
             guard var band = try BandRow.fetchOne(db, key: bandID), band.publicKey != nil else { return false }
-            try band.updateChanges(db) {
-                $0.publicKey = nil
-                $0.pairedUnix = nil
-            }
-            try PartialDownloadRow.filter(PartialDownloadRow.Columns.bandID == bandID).deleteAll(db)
+            band.publicKey = nil
+            band.pairedUnix = nil
+            try band.save(db)
+            try db.execute(sql: #"DELETE FROM "partial_download" WHERE "band_id" = ?"#, arguments: [bandID])
             return true
         }
     }
@@ -372,7 +389,8 @@ public final class CompanionStore: Sendable {
     public func setAddress(bandID: String, address: String) throws {
         try writer.write { db in
             var band = try Self.existingBand(db, id: bandID)
-            try band.updateChanges(db) { $0.address = address }
+            band.address = address
+            try band.save(db)
         }
     }
 
@@ -390,16 +408,15 @@ public final class CompanionStore: Sendable {
         try writer.write { db in
             var band = try Self.existingBand(db, id: bandID)
             guard cursor > band.syncCursor else { return }
-            try band.updateChanges(db) { $0.syncCursor = cursor }
+            band.syncCursor = cursor
+            try band.save(db)
         }
     }
 
     /// The band session ids already stored for `bandID`.
     public func storedBandSessionIDs(bandID: String) throws -> Set<Int64> {
         try writer.read { db in
-            try SessionRow.filter(SessionRow.Columns.bandID == bandID)
-                .select(SessionRow.Columns.bandSessionID, as: Int64.self)
-                .fetchSet(db)
+            try Int64.fetchSet(db, sql: #"SELECT "band_session_id" FROM "session" WHERE "band_id" = ?"#, arguments: [bandID])
         }
     }
 
@@ -413,9 +430,10 @@ public final class CompanionStore: Sendable {
                        outbox: OutboxSessionItem? = nil) throws -> Int64? {
         try writer.write { db in
             try Self.recordSync(db, bandID: bandID, bandName: bandName, nowUnixSeconds: syncedAtUnixSeconds)
-            try PartialDownloadRow.filter(bandID: bandID, bandSessionID: bandSessionID).deleteAll(db)
-            let stored = SessionRow.filter(SessionRow.Columns.bandID == bandID && SessionRow.Columns.bandSessionID == bandSessionID)
-            guard try stored.isEmpty(db) else { return nil }
+            try PartialDownloadRow.delete(db, bandID: bandID, bandSessionID: bandSessionID)
+            let stored = try Int64.fetchOne(db, sql: #"SELECT "id" FROM "session" WHERE "band_id" = ? AND "band_session_id" = ?"#,
+                                            arguments: [bandID, bandSessionID])
+            guard stored == nil else { return nil }
             var session = SessionRow(summary: record.summary)
             session.bandID = bandID
             session.bandSessionID = bandSessionID
@@ -437,7 +455,7 @@ public final class CompanionStore: Sendable {
     /// The part of a session's data kept from a cut sync, if any.
     public func partialDownload(bandID: String, bandSessionID: Int64) throws -> PartialDownload? {
         try writer.read { db in
-            try PartialDownloadRow.filter(bandID: bandID, bandSessionID: bandSessionID).fetchOne(db).map {
+            try PartialDownloadRow.fetchOne(db, bandID: bandID, bandSessionID: bandSessionID).map {
                 PartialDownload(totalLength: $0.totalLength, crc32: $0.crc32, bytes: [UInt8]($0.bytes))
             }
         }
@@ -460,7 +478,7 @@ public final class CompanionStore: Sendable {
     /// Forgets the part of a session's data kept from a cut sync (it was corrupt, or the band
     /// refused the session).
     public func discardPartialDownload(bandID: String, bandSessionID: Int64) throws {
-        try writer.write { db in _ = try PartialDownloadRow.filter(bandID: bandID, bandSessionID: bandSessionID).deleteAll(db) }
+        try writer.write { db in try PartialDownloadRow.delete(db, bandID: bandID, bandSessionID: bandSessionID) }
     }
 
     // MARK: Reading
@@ -468,7 +486,7 @@ public final class CompanionStore: Sendable {
     /// Every session, oldest first.
     public func sessions() throws -> [CompanionSession] {
         try writer.read { db in
-            try Row.fetchAll(db, Self.sessionsWithBandName.order(SessionRow.Columns.startUnix, SessionRow.Columns.id))
+            try Row.fetchAll(db, sql: Self.sessionsWithBandName + #" ORDER BY "session"."start_unix", "session"."id""#)
                 .compactMap(Self.companionSession)
         }
     }
@@ -476,7 +494,7 @@ public final class CompanionStore: Sendable {
     /// A session with its seconds.
     public func session(id: Int64) throws -> (CompanionSession, [SessionSecond])? {
         try writer.read { db in
-            guard let row = try Row.fetchOne(db, Self.sessionsWithBandName.filter(key: id)),
+            guard let row = try Row.fetchOne(db, sql: Self.sessionsWithBandName + #" WHERE "session"."id" = ?"#, arguments: [id]),
                   let session = try Self.companionSession(row) else { return nil }
             return (session, try SecondRow.seconds(db, sessionID: id))
         }
@@ -496,9 +514,7 @@ public final class CompanionStore: Sendable {
     /// The session that started last.
     public func latestSessionID() throws -> Int64? {
         try writer.read { db in
-            try SessionRow.select(SessionRow.Columns.id, as: Int64.self)
-                .order(SessionRow.Columns.startUnix.desc, SessionRow.Columns.id.desc)
-                .fetchOne(db)
+            try Int64.fetchOne(db, sql: #"SELECT "id" FROM "session" ORDER BY "start_unix" DESC, "id" DESC LIMIT 1"#)
         }
     }
 
@@ -518,7 +534,7 @@ public final class CompanionStore: Sendable {
     public func deleteSessions(ids: [Int64]) throws -> [CompanionSession] {
         try writer.write { db in
             let sessions = try Self.sessions(db, ids: ids)
-            try SessionRow.filter(keys: sessions.map(\.id)).deleteAll(db)
+            for session in sessions { try SessionRow.deleteOne(db, key: session.id) }
             return sessions
         }
     }
@@ -529,8 +545,9 @@ public final class CompanionStore: Sendable {
     @discardableResult
     public func deleteAllSessions() throws -> Int {
         try writer.write { db in
-            let count = try SessionRow.deleteAll(db)
-            try PartialDownloadRow.deleteAll(db)
+            try db.execute(sql: #"DELETE FROM "session""#)
+            let count = db.changesCount
+            try db.execute(sql: #"DELETE FROM "partial_download""#)
             return count
         }
     }
@@ -538,7 +555,8 @@ public final class CompanionStore: Sendable {
     // MARK: Helpers
 
     private static func sessions(_ db: Database, ids: [Int64]) throws -> [CompanionSession] {
-        let found = try Row.fetchAll(db, sessionsWithBandName.filter(keys: ids)).compactMap(companionSession)
+        let found = try Row.fetchAll(db, sql: sessionsWithBandName + #" WHERE "session"."id" IN (SELECT value FROM json_each(?))"#,
+                                     arguments: [jsonArray(ids)]).compactMap(companionSession)
         let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let missing = Set(ids.filter { byID[$0] == nil }).sorted()
         guard missing.isEmpty else { throw CompanionStoreError.unknownSessions(missing) }
@@ -546,24 +564,28 @@ public final class CompanionStore: Sendable {
         return ids.filter { seen.insert($0).inserted }.compactMap { byID[$0] }
     }
 
-    private static var sessionsWithBandName: QueryInterfaceRequest<SessionRow> {
-        SessionRow.annotated(withRequired: SessionRow.belongsTo(BandRow.self).select(BandRow.Columns.name.forKey("band_name")))
+    /// Sessions with their band's name (sessions of a band not in the store are left out).
+    private static let sessionsWithBandName = #"SELECT "session".*, "band"."name" AS "band_name" FROM "session" JOIN "band" ON "band"."id" = "session"."band_id""#
+
+    /// Ids as a JSON array, for `json_each(?)`.
+    private static func jsonArray(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 
     private static func companionSession(_ row: Row) throws -> CompanionSession? {
-        let session = try SessionRow(row: row)
+        let session = SessionRow(row: row)
         guard let id = session.id, let bandID = session.bandID, let bandSessionID = session.bandSessionID,
               let summary = session.summary else { return nil }
         return CompanionSession(id: id, bandID: bandID, bandName: try row.decode(forColumn: "band_name"), bandSessionID: bandSessionID, summary: summary)
     }
 
     private static func pairedBands(_ db: Database) throws -> [PairedBand] {
-        let rows = try Row.fetchAll(db, BandRow
-            .filter(BandRow.Columns.publicKey != nil)
-            .annotated(with: BandRow.sessions.count.forKey("session_count"))
-            .order(BandRow.Columns.name.collating(.nocase), BandRow.Columns.id))
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT "band".*, (SELECT COUNT(*) FROM "session" WHERE "session"."band_id" = "band"."id") AS "session_count"
+            FROM "band" WHERE "public_key" IS NOT NULL ORDER BY "name" COLLATE NOCASE, "id"
+            """)
         return try rows.compactMap { row in
-            let band = try BandRow(row: row)
+            let band = BandRow(row: row)
             guard let key = band.publicKey, let paired = band.pairedUnix else { return nil }
             return PairedBand(id: band.id, name: band.name, publicKey: [UInt8](key), address: band.address, pairedUnixSeconds: paired,
                               lastSyncUnixSeconds: band.lastSyncUnix, sessionCount: try row.decode(forColumn: "session_count"))
@@ -578,12 +600,11 @@ public final class CompanionStore: Sendable {
     /// Adds the band's row, or updates its name and last sync; its key and cursor stay.
     private static func recordSync(_ db: Database, bandID: String, bandName: String, nowUnixSeconds: Double) throws {
         guard var band = try BandRow.fetchOne(db, key: bandID) else {
-            try BandRow(id: bandID, name: bandName, lastSyncUnix: nowUnixSeconds).insert(db)
+            try BandRow(id: bandID, name: bandName, lastSyncUnix: nowUnixSeconds).save(db)
             return
         }
-        try band.updateChanges(db) {
-            $0.name = bandName
-            $0.lastSyncUnix = nowUnixSeconds
-        }
+        band.name = bandName
+        band.lastSyncUnix = nowUnixSeconds
+        try band.save(db)
     }
 }

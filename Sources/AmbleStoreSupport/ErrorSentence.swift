@@ -1,5 +1,5 @@
 import AmbleLinux
-import GRDB
+import AmbleSQLite
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -13,7 +13,7 @@ import Foundation
 public func errorSentence(_ error: any Error) -> String {
     if let store = error as? StoreFileError { return store.description }
     if let database = error as? DatabaseError {
-        return "the store " + StoreFileError.sentence(code: database.resultCode.primaryResultCode.rawValue, message: database.message ?? "no message")
+        return "the store " + StoreFileError.sentence(code: database.code, message: database.message)
     }
     if let cocoa = error as? CocoaError { return fileErrorSentence(cocoa) }
     if let posix = error as? POSIXError { return systemReasonText(posix.code.rawValue) }

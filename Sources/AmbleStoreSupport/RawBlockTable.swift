@@ -1,5 +1,5 @@
 import AmbleModel
-import GRDB
+import AmbleSQLite
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -77,8 +77,10 @@ public enum RawBlockTable {
         if sensor == .accelerometer {
             return stride(from: 0, to: bytes.count - 1, by: 2).map { Int32(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) }
         }
-        return stride(from: 0, to: bytes.count - 3, by: 4).map {
-            Int32(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
+        return stride(from: 0, to: bytes.count - 3, by: 4).map { (i: Int) -> Int32 in
+            let low = UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8
+            let high = UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24
+            return Int32(bitPattern: low | high)
         }
     }
 }

@@ -1,5 +1,5 @@
 import AmbleModel
-import GRDB
+import AmbleSQLite
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,18 +8,8 @@ import Glibc
 /// parameters and, once it is finished, its summary. `endUnix` is nil while the band is
 /// recording it. The laptop's rows also say which band a session came from; the band's say
 /// when a laptop acknowledged it.
-public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistableRecord {
+public struct SessionRow: Equatable, Sendable {
     public static let databaseTableName = "session"
-
-    public enum Columns {
-        public static let id = Column(CodingKeys.id)
-        public static let kind = Column(CodingKeys.kind)
-        public static let startUnix = Column(CodingKeys.startUnix)
-        public static let endUnix = Column(CodingKeys.endUnix)
-        public static let bandID = Column(CodingKeys.bandID)
-        public static let bandSessionID = Column(CodingKeys.bandSessionID)
-        public static let syncedUnix = Column(CodingKeys.syncedUnix)
-    }
 
     public var id: Int64?
     public var kind: String
@@ -118,39 +108,59 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
                               maximumHeartRateBPM: maxHrBpm, walkingSeconds: walkingS, pauses: pauses, pausedSeconds: pausedS)
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    /// The columns the table has and their values: the band's table has no band columns,
+    /// the laptop's no `synced_unix`.
+    var columnValues: [(String, DatabaseValue)] {
+        var values: [(CodingKeys, (any DatabaseValueConvertible)?)] = [
+            (.id, id), (.kind, kind), (.startUnix, startUnix), (.endUnix, endUnix), (.steps, steps), (.distanceM, distanceM),
+            (.avgHrBpm, avgHrBpm), (.alerts, alerts), (.timeOverLimitS, timeOverLimitS), (.gapS, gapS), (.rmssdMs, rmssdMs),
+            (.measuredCadenceSpm, measuredCadenceSpm), (.calibratedCadenceSpm, calibratedCadenceSpm),
+            (.reductionPercent, reductionPercent), (.limitCadenceSpm, limitCadenceSpm), (.stepLengthM, stepLengthM),
+            (.activeKcal, activeKcal), (.maxHrBpm, maxHrBpm), (.walkingS, walkingS), (.pauses, pauses), (.pausedS, pausedS),
+        ]
+        if let bandID { values.append((.bandID, bandID)) }
+        if let bandSessionID { values.append((.bandSessionID, bandSessionID)) }
+        if let syncedUnix { values.append((.syncedUnix, syncedUnix)) }
+        return values.map { ($0.0.rawValue, $0.1?.databaseValue ?? .null) }
+    }
 
-    /// Encodes only the columns the table has: the band's table has no band columns, the
-    /// laptop's no `synced_unix`.
-    public func encode(to container: inout PersistenceContainer) throws {
-        container[CodingKeys.id.rawValue] = id
-        container[CodingKeys.kind.rawValue] = kind
-        container[CodingKeys.startUnix.rawValue] = startUnix
-        container[CodingKeys.endUnix.rawValue] = endUnix
-        container[CodingKeys.steps.rawValue] = steps
-        container[CodingKeys.distanceM.rawValue] = distanceM
-        container[CodingKeys.avgHrBpm.rawValue] = avgHrBpm
-        container[CodingKeys.alerts.rawValue] = alerts
-        container[CodingKeys.timeOverLimitS.rawValue] = timeOverLimitS
-        container[CodingKeys.gapS.rawValue] = gapS
-        container[CodingKeys.rmssdMs.rawValue] = rmssdMs
-        container[CodingKeys.measuredCadenceSpm.rawValue] = measuredCadenceSpm
-        container[CodingKeys.calibratedCadenceSpm.rawValue] = calibratedCadenceSpm
-        container[CodingKeys.reductionPercent.rawValue] = reductionPercent
-        container[CodingKeys.limitCadenceSpm.rawValue] = limitCadenceSpm
-        container[CodingKeys.stepLengthM.rawValue] = stepLengthM
-        container[CodingKeys.activeKcal.rawValue] = activeKcal
-        container[CodingKeys.maxHrBpm.rawValue] = maxHrBpm
-        container[CodingKeys.walkingS.rawValue] = walkingS
-        container[CodingKeys.pauses.rawValue] = pauses
-        container[CodingKeys.pausedS.rawValue] = pausedS
-        if let bandID { container[CodingKeys.bandID.rawValue] = bandID }
-        if let bandSessionID { container[CodingKeys.bandSessionID.rawValue] = bandSessionID }
-        if let syncedUnix { container[CodingKeys.syncedUnix.rawValue] = syncedUnix }
+    /// Inserts the row and sets `id` to the one SQLite gave it.
+    public mutating func insert(_ db: Database) throws {
+        let columns = columnValues.filter { $0.0 != CodingKeys.id.rawValue || id != nil }
+        try db.execute(sql: """
+            INSERT INTO "session" (\(columns.map { "\"\($0.0)\"" }.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+            """, arguments: StatementArguments(columns.map(\.1)))
+        id = db.lastInsertedRowID
+    }
+
+    /// Writes every column of the row with this `id`.
+    public func update(_ db: Database) throws {
+        guard let id else { return }
+        let columns = columnValues.filter { $0.0 != CodingKeys.id.rawValue }
+        try db.execute(sql: """
+            UPDATE "session" SET \(columns.map { "\"\($0.0)\" = ?" }.joined(separator: ", ")) WHERE "id" = ?
+            """, arguments: StatementArguments(columns.map(\.1) + [.integer(id)]))
+    }
+
+    /// The row with this id.
+    public static func fetchOne(_ db: Database, key id: Int64) throws -> SessionRow? {
+        try Row.fetchOne(db, sql: #"SELECT * FROM "session" WHERE "id" = ?"#, arguments: [id]).map(SessionRow.init(row:))
+    }
+
+    /// The rows `sql` selects (`SELECT * FROM "session" ...`).
+    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [SessionRow] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map(SessionRow.init(row:))
+    }
+
+    /// Deletes the row with this id (its seconds, raw blocks and data with it); false when there was none.
+    @discardableResult
+    public static func deleteOne(_ db: Database, key id: Int64) throws -> Bool {
+        try db.execute(sql: #"DELETE FROM "session" WHERE "id" = ?"#, arguments: [id])
+        return db.changesCount > 0
     }
 
     /// Reads any store's row (columns the table lacks read as nil).
-    public init(row: Row) throws {
+    public init(row: Row) {
         id = row[CodingKeys.id.rawValue]
         kind = row[CodingKeys.kind.rawValue]
         startUnix = row[CodingKeys.startUnix.rawValue]
@@ -179,13 +189,8 @@ public struct SessionRow: Equatable, Sendable, FetchableRecord, MutablePersistab
 }
 
 /// A row of `session_second`: one second of a session.
-public struct SecondRow: Codable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+public struct SecondRow: Codable, Equatable, Sendable {
     public static let databaseTableName = "session_second"
-
-    public enum Columns {
-        public static let sessionID = Column(CodingKeys.sessionID)
-        public static let offset = Column(CodingKeys.offset)
-    }
 
     public var sessionID: Int64
     public var offset: Int
@@ -237,15 +242,22 @@ public struct SecondRow: Codable, Equatable, Sendable, FetchableRecord, Persista
             VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
             """)
         for s in seconds {
-            statement.setUncheckedArguments([sessionID, s.offsetSeconds, s.steps, s.cadenceStepsPerMinute, s.heartRateBPM, s.heartRateConfidence,
-                                             s.overLimit, s.alerts, s.accelerometerGap, s.heartRateGap, s.paused])
-            try statement.execute()
+            try statement.execute(arguments: [sessionID, s.offsetSeconds, s.steps, s.cadenceStepsPerMinute, s.heartRateBPM, s.heartRateConfidence,
+                                              s.overLimit, s.alerts, s.accelerometerGap, s.heartRateGap, s.paused])
         }
     }
 
     /// A session's seconds, in order.
     public static func seconds(_ db: Database, sessionID: Int64) throws -> [SessionSecond] {
-        try SecondRow.filter(Columns.sessionID == sessionID).order(Columns.offset).fetchAll(db).map(\.second)
+        let rows = try Row.fetchCursor(db, sql: #"SELECT * FROM "session_second" WHERE "session_id" = ? ORDER BY "offset_s""#, arguments: [sessionID])
+        var seconds: [SessionSecond] = []
+        while let row = try rows.next() {
+            seconds.append(SessionSecond(
+                offsetSeconds: row["offset_s"], steps: row["steps"], cadenceStepsPerMinute: row["cadence_spm"], heartRateBPM: row["hr_bpm"],
+                heartRateConfidence: row["hr_confidence"], overLimit: row["over_limit"], alerts: row["alerts"],
+                accelerometerGap: row["accelerometer_gap"], heartRateGap: row["hr_gap"], paused: row.hasColumn("paused") ? row["paused"] : false))
+        }
+        return seconds
     }
 }
 
@@ -258,16 +270,16 @@ public struct SecondRow: Codable, Equatable, Sendable, FetchableRecord, Persista
 /// past about this size (SQLite's `max_page_count`, not below its size now); a write that
 /// would fails as on a full disk (`isStoreFullError`).
 ///
-/// On a full disk SQLite cannot make the shared-memory index of the write-ahead log, nor GRDB
-/// the table it makes and drops to start the log: the store is then opened as one connection
+/// On a full disk SQLite cannot make the shared-memory index of the write-ahead log: the store is then opened as one connection
 /// that keeps the index in its own memory (exclusive locking: no other program opens the store
 /// meanwhile), which reads everything stored and writes what fits.
-public func openDatabase(path: String?, readOnly: Bool = false, maximumBytes: Int? = nil) throws -> any DatabaseWriter {
+public func openDatabase(path: String?, readOnly: Bool = false, maximumBytes: Int? = nil) throws -> DatabaseQueue {
     func configuration(exclusive: Bool = false) -> Configuration {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(5)
+        configuration.busyTimeoutMilliseconds = 5000
         configuration.readonly = readOnly
+        configuration.writeAheadLog = true
         if exclusive {
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
         }
@@ -283,7 +295,7 @@ public func openDatabase(path: String?, readOnly: Bool = false, maximumBytes: In
     func opening<Writer>(_ open: (_ configuration: Configuration, _ exclusive: Bool) throws -> Writer) throws -> Writer {
         do {
             return try open(configuration(), false)
-        } catch let error as DatabaseError where [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode.primaryResultCode) {
+        } catch let error as DatabaseError where [DatabaseError.full, DatabaseError.ioError].contains(error.code) {
             return try open(configuration(exclusive: true), true)
         }
     }
@@ -301,7 +313,7 @@ public func openDatabase(path: String?, readOnly: Bool = false, maximumBytes: In
                 return try DatabaseQueue(path: path, configuration: looking)
             }.read { try refuseForeignDatabase($0, path: path) }
         }
-        let writer: any DatabaseWriter
+        let writer: DatabaseQueue
         if readOnly {
             writer = try openForReading(path: path, configuration: configuration())
             try writer.read { try refuseForeignDatabase($0, path: path) }
@@ -312,9 +324,7 @@ public func openDatabase(path: String?, readOnly: Bool = false, maximumBytes: In
             let previous = umask(0o077)
             defer { umask(previous) }
             #endif
-            writer = try opening { configuration, exclusive -> any DatabaseWriter in
-                exclusive ? try DatabaseQueue(path: path, configuration: configuration) : try DatabasePool(path: path, configuration: configuration)
-            }
+            writer = try opening { configuration, _ in try DatabaseQueue(path: path, configuration: configuration) }
             #if canImport(Glibc)
             for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
             #endif
@@ -349,7 +359,7 @@ private func openForReading(path: String, configuration: Configuration) throws -
     }
     do {
         return try DatabaseQueue(path: path, configuration: configuration)
-    } catch let error as DatabaseError where logHoldsData && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
+    } catch let error as DatabaseError where logHoldsData && [DatabaseError.readOnly, DatabaseError.cantOpen].contains(error.code) {
         throw StoreFileError(path: path, problem: .logNeedsIndex)
     }
 }

@@ -1,4 +1,4 @@
-import GRDB
+import AmbleSQLite
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -72,9 +72,9 @@ public struct StoreFileError: Error, Equatable, Sendable, CustomStringConvertibl
         }
     }
 
-    /// The store error for one of GRDB's, with the file it concerns.
+    /// The store error for one of SQLite's, with the file it concerns.
     public init(path: String, _ error: DatabaseError) {
-        self.init(path: path, problem: .sqlite(code: error.resultCode.primaryResultCode.rawValue, message: error.message ?? "no message"))
+        self.init(path: path, problem: .sqlite(code: error.code, message: error.message))
     }
 }
 
@@ -173,7 +173,8 @@ func storeFileHasData(path: String) -> Bool {
     #endif
 }
 
-/// Refuses a database that holds tables but none of GRDB's migration records: another
+/// Refuses a database that holds tables but none of the migration records (`grdb_migrations`,
+/// the table GRDB's migrator made and `DatabaseMigrator` continues): another
 /// program's, which a migration must not write into.
 func refuseForeignDatabase(_ db: Database, path: String) throws {
     let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
@@ -193,7 +194,7 @@ public func isStoreDamagedError(_ error: any Error) -> Bool {
 }
 
 private func primarySQLiteCode(_ error: any Error) -> Int32? {
-    if let database = error as? DatabaseError { return database.resultCode.primaryResultCode.rawValue }
+    if let database = error as? DatabaseError { return database.code }
     if let store = error as? StoreFileError, case .sqlite(let code, _) = store.problem { return code }
     return nil
 }

@@ -8,7 +8,7 @@ import AmbleModel
 import AmbleStateMachines
 import AmbleSync
 import Foundation
-import GRDB
+import AmbleSQLite
 import Testing
 
 /// Finished walks of `lengths` seconds in a band store made at `dataDirectory`, dated the day

@@ -2,7 +2,7 @@ import AmbleBandStore
 import AmbleModel
 import AmbleStoreSupport
 import Foundation
-import GRDB
+import AmbleSQLite
 import Testing
 
 struct BandStoreIntegrityTests {

@@ -1,6 +1,6 @@
 import AmbleCompanionStore
 import Foundation
-import GRDB
+import AmbleSQLite
 import Testing
 
 /// The "goals" migration: goals kept as they change, challenges with their reports' figures,

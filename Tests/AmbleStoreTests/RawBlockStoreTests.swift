@@ -3,7 +3,7 @@ import AmbleCompanionStore
 import AmbleModel
 import AmbleStoreSupport
 import Foundation
-import GRDB
+import AmbleSQLite
 import Testing
 
 /// Raw sensor samples in both stores: kept exactly (in their fixed point), in order, deleted

@@ -3,7 +3,8 @@ import AmbleCompanionStore
 import AmbleModel
 import AmbleStoreSupport
 import Foundation
-import GRDB
+import AmbleSQLite
+import CSQLite
 import Testing
 
 /// What is not a store is refused before anything writes to it, in words a person can act on;
@@ -79,17 +80,17 @@ struct StoreFileTests {
     }
 
     @Test func sqliteErrorsAreSentences() {
-        let cases: [(ResultCode, String)] = [
-            (.SQLITE_CORRUPT, "is damaged"), (.SQLITE_NOTADB, "is not an SQLite database"), (.SQLITE_FULL, "the disk is full"),
-            (.SQLITE_READONLY, "is read-only here"), (.SQLITE_BUSY, "is in use by another program"), (.SQLITE_CANTOPEN, "cannot be opened"),
-            (.SQLITE_IOERR, "input/output error"),
+        let cases: [(Int32, String)] = [
+            (SQLITE_CORRUPT, "is damaged"), (SQLITE_NOTADB, "is not an SQLite database"), (SQLITE_FULL, "the disk is full"),
+            (SQLITE_READONLY, "is read-only here"), (SQLITE_BUSY, "is in use by another program"), (SQLITE_CANTOPEN, "cannot be opened"),
+            (SQLITE_IOERR, "input/output error"),
         ]
         for (code, words) in cases {
-            let sentence = errorSentence(DatabaseError(resultCode: code, message: "raw text"))
+            let sentence = errorSentence(DatabaseError(extendedCode: code, message: "raw text"))
             #expect(sentence.contains(words), "\(sentence)")
             #expect(!sentence.contains("SQLite error"), "\(sentence)")
         }
-        let extended = errorSentence(DatabaseError(resultCode: .SQLITE_IOERR_WRITE, message: "disk I/O error"))
+        let extended = errorSentence(DatabaseError(extendedCode: SQLITE_IOERR | 3 << 8, message: "disk I/O error"))   // SQLITE_IOERR_WRITE
         #expect(extended.contains("input/output error"))
     }
 
@@ -116,7 +117,7 @@ struct StoreFileTests {
     /// leaves to its own errors' descriptions (a StoreFileError, a POSIXError, any other).
     @Test func storeAndFileErrorsAreTheOnesAmbleWords() {
         struct CommandFailed: Error {}
-        let database = DatabaseError(resultCode: .SQLITE_FULL, message: "raw text")
+        let database = DatabaseError(extendedCode: SQLITE_FULL, message: "raw text")
         #expect(storeOrFileErrorSentence(database) == errorSentence(database))
         let missing = CocoaError(.fileReadNoSuchFile)
         #expect(storeOrFileErrorSentence(missing) == "no such file or directory")

@@ -1,6 +1,6 @@
 import AmbleModel
 import Foundation
-import GRDB
+import AmbleSQLite
 
 func walkParameters() -> SessionParameters {
     SessionParameters(calibratedCadenceStepsPerMinute: 110, reductionPercent: 20, limitCadenceStepsPerMinute: 88, stepLengthMeters: 0.7)
@@ -51,7 +51,7 @@ func fixtureRowsSQL(_ name: String) throws -> String {
 /// Writes the fixture's database into the file at `path`.
 func loadFixture(_ name: String, into path: String) throws {
     let sql = try fixtureSQL(name)
-    try DatabaseQueue(path: path).inDatabase { db in try db.execute(sql: sql) }
+    try DatabaseQueue(path: path).writeWithoutTransaction { db in try db.execute(sql: sql) }
 }
 
 /// The schema as SQLite keeps it: each table's and index's type, name, table and SQL (runs of
@@ -95,7 +95,7 @@ func columnsByTable(_ db: Database) throws -> [String: [String]] {
     let tables = try String.fetchAll(db, sql: """
         SELECT "name" FROM "sqlite_master" WHERE "type" = 'table' AND "name" NOT IN ('sqlite_sequence', 'grdb_migrations')
         """)
-    for table in tables { columns[table] = try db.columns(in: table).map(\.name) }
+    for table in tables { columns[table] = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) ORDER BY cid", arguments: [table]) }
     return columns
 }
 

@@ -1,7 +1,7 @@
 @testable import AmbleBandStore
 @testable import AmbleCompanionStore
 import AmbleModel
-import GRDB
+import AmbleSQLite
 import Testing
 
 /// Where a database at an earlier schema version comes from.
