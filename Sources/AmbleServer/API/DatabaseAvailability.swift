@@ -144,6 +144,12 @@ struct DatabaseAvailability<Context: RequestContext>: RouterMiddleware {
         } catch let error where DatabaseHealth.isConnectionLoss(error) {
             health.requestFailed()
             throw ServerError.databaseUnavailable
+        } catch let error where !(error is any HTTPResponseError) {
+            // Answered 500 by Hummingbird, which says nothing of it at the default level: an
+            // operator needs to see what it was (seen: 500s during a Patroni failover, cause
+            // not yet known).
+            context.logger.error("request answered 500", metadata: ["path": "\(request.uri.path)", "error": "\(String(reflecting: error))"])
+            throw error
         }
     }
 
