@@ -111,6 +111,7 @@ struct SignalPipeline {
         // A value only from a working sensor with fresh samples on skin: an unplugged sensor
         // must not leave its last value standing.
         let ppgFresh = heartRateSensor?.isHealthy == true && bandSeconds - lastPPGTime < 1.5
+        heartRate.takeSteps(from: stepCounter)
         let estimate = heartRateConsent && ppgFresh && skinDetected ? heartRate.estimate() : nil
         if accelerometer.gap, stepCounter.isWalking {
             // The walk's samples stopped: it ends here, and its steps still pending come out

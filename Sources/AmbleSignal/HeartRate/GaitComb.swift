@@ -5,7 +5,11 @@ import RealModule
 /// **Cadence.** The step rate is the peak of the spectrum of |a| (Hann window, zero-padded
 /// FFT) between the slowest and the fastest cadence, refined between bins by a parabola on
 /// the log power; the spectrum, scaled to unit power over the rhythm band (30-240 /min), is
-/// averaged with the previous window's. |a| is used because every accelerometer gives it,
+/// averaged with the previous window's. When |a| shows no walking rhythm (weight below
+/// `walkingWeight`) while the step counter, run on the same accelerometer, says the wearer
+/// walks, the counter's cadence is taken with full weight: it hears the landings of a walk
+/// whose arm barely moves (the hands held in a mindful walk), and steps put the stride into
+/// the PPG however still the arm. |a| is used because every accelerometer gives it,
 /// whatever its orientation on the wrist, and because the body's bounce at each step is in
 /// it even when the arm is still.
 ///
@@ -89,8 +93,9 @@ struct GaitComb {
     }
 
     /// Measures the window of high-passed |a| (`windowCount` values, g) and sets the
-    /// cadence, the weight and the teeth.
-    mutating func measure(magnitude: [Double]) {
+    /// cadence, the weight and the teeth. `stepCadence`: the step counter's cadence while it
+    /// says the wearer walks, steps per minute; 0 when it says not.
+    mutating func measure(magnitude: [Double], stepCadence: Double) {
         var mean = 0.0
         for i in 0..<count { mean += magnitude[i] }
         mean /= Double(count)
@@ -129,7 +134,17 @@ struct GaitComb {
         let rhythmic = Self.ramp(share, from: parameters.rhythmShareNone, to: parameters.rhythmShareFull)
         let moving = Self.ramp(rms, from: parameters.stillWristRMSG, to: 2 * parameters.stillWristRMSG)
         weight = rhythmic * moving
+        if stepCadence > 0, weight < Self.walkingWeight {
+            // The counter hears steps that |a|'s rhythm does not show (hands held still in a
+            // mindful walk): its cadence, and the wrist walks.
+            cadenceStepsPerMinute = min(max(stepCadence, parameters.slowestCadenceStepsPerMinute), parameters.fastestCadenceStepsPerMinute)
+            weight = 1
+        }
+        placeTeeth()
+    }
 
+    /// The teeth at k × cadence / 2 from the rhythm band's lower edge up, when the weight is not 0.
+    private mutating func placeTeeth() {
         toothCount = 0
         guard weight > 0 else { return }
         let stride = cadenceStepsPerMinute / 2

@@ -158,6 +158,9 @@ public struct HeartRateEstimator: Sendable {
     private var lastEstimateBinIndex: Int?
 
     private var comb: GaitComb
+    /// The step counter's cadence while it says the wearer walks, steps per minute; 0 when it
+    /// says not, or before it is told (`takeSteps(from:)`).
+    private var stepCadence = 0.0
     private var fit: LeastSquaresFit
     private var evidence: PulseEvidence
     private var tracker: HeartRateTracker
@@ -340,6 +343,14 @@ public struct HeartRateEstimator: Sendable {
         beats.interrupt()
     }
 
+    /// The step counter's word on the same accelerometer, for the estimates from now on: while
+    /// it says the wearer walks and |a| shows no walking rhythm (hands held still in a mindful
+    /// walk), its cadence is the gait comb's, with full weight (`GaitComb`). The band's
+    /// pipeline and `HeartRateReplay` tell it before each estimate.
+    public mutating func takeSteps(from counter: StepCounter) {
+        stepCadence = counter.isWalking ? counter.cadenceStepsPerMinute : 0
+    }
+
     // MARK: Estimation
 
     /// The estimate from the samples fed so far, or nil when there is none to trust (see
@@ -436,7 +447,7 @@ public struct HeartRateEstimator: Sendable {
     private mutating func measureGaitAndFit(withAcceleration: Bool) {
         if withAcceleration {
             motion[3].copyNewest(windowCount, into: &windowValues)
-            comb.measure(magnitude: windowValues)
+            comb.measure(magnitude: windowValues, stepCadence: stepCadence)
         } else {
             comb.clear()
         }

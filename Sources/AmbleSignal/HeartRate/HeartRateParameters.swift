@@ -35,7 +35,8 @@ extension HeartRateEstimator {
         // MARK: Motion: cadence and the gait comb
 
         /// Step rates searched in |a|, steps per minute: the slowest mindful walk to a sprint,
-        /// the step counter's range (`WalkingCadence`).
+        /// the step counter's range (`WalkingCadence`); the counter's cadence, when the comb
+        /// takes it, is kept within it.
         public var slowestCadenceStepsPerMinute = WalkingCadence.slowestStepsPerMinute
         public var fastestCadenceStepsPerMinute = WalkingCadence.fastestStepsPerMinute
         /// Weight of the previous window's |a| spectrum in the running average (a cadence is

@@ -3,6 +3,9 @@
 /// samples before its time only. `amble analyze hr`, `scripts/score-hr` and the tests replay
 /// recordings this way, so that their figures are the same.
 ///
+/// A step counter runs on the samples' acceleration, as on the band (`SignalPipeline`), and
+/// tells the estimator before each estimate whether, and at what cadence, the wearer walks.
+///
 /// Estimates are handed out as they are made, never kept: memory is the estimator's, whatever
 /// the length of the recording or of its gaps. Across a gap in the samples longer than the
 /// window, an estimate is asked for only while the window before it still holds a sample
@@ -19,6 +22,8 @@ public struct HeartRateReplay: Sendable {
     }
 
     public private(set) var estimator: HeartRateEstimator
+    /// Counts the steps in the samples' acceleration, for the estimator's gait comb.
+    public private(set) var stepCounter = StepCounter()
     public let stepSeconds: Double
     /// Gaps between samples longer than the window, and the seconds they span in all.
     public private(set) var gapCount = 0
@@ -53,6 +58,9 @@ public struct HeartRateReplay: Sendable {
             emit(output)
         }
         lastSample = sample.timeSeconds
+        if let a = sample.acceleration {
+            _ = stepCounter.process(.recorded(timeSeconds: a.timeSeconds, xG: a.xG, yG: a.yG, zG: a.zG))
+        }
         estimator.process(sample)
     }
 
@@ -69,6 +77,7 @@ public struct HeartRateReplay: Sendable {
     /// The estimate due, made knowing that no sample before `samplesEndedBy` (its time,
     /// unless told otherwise) is still to come.
     private mutating func emit(_ output: (Output) -> Void, samplesEndedBy: Double? = nil) {
+        estimator.takeSteps(from: stepCounter)
         let estimate = estimator.estimate(atTimeSeconds: samplesEndedBy ?? nextOutput)
         output(Output(timeSeconds: nextOutput - (start ?? 0), estimate: estimate, status: estimator.status))
         nextOutput += stepSeconds
